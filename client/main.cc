@@ -1,0 +1,42 @@
+// npuzzle: solve sliding-tile puzzles locally, or (later) through the service.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "client/local_commands.h"
+#include "common/flag_names.h"
+
+namespace {
+
+constexpr char kUsage[] = R"(npuzzle COMMAND [flags]
+
+commands:
+  solve   solve boards in this process: --board B | --file F
+  gen     print random solvable boards: --rows R --cols C [--walk K] [--count N] [--seed S]
+
+examples:
+  npuzzle solve --board "8 1 3 4 0 2 7 6 5"
+  npuzzle solve --board "134 8b5 726" --goal-preset snail --algorithm idastar --heuristic linear-conflict
+  npuzzle gen --rows 4 --cols 4 --count 10 --seed 7 | npuzzle solve --goal-preset standard --json
+
+run 'npuzzle --helpfull' for every flag)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(kUsage);
+  npuzzle::NormalizeFlagNames(argc, argv);
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  const std::string command = args.size() > 1 ? args[1] : "";
+  if (args.size() > 2) {
+    std::cerr << "npuzzle: unexpected argument '" << args[2] << "'\n";
+    return 2;
+  }
+  if (command == "solve") return npuzzle::RunLocalSolve();
+  if (command == "gen") return npuzzle::RunGenerate();
+  std::cerr << (command.empty() ? "" : "npuzzle: unknown command '" + command + "'\n\n")
+            << kUsage << "\n";
+  return 2;
+}

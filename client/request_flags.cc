@@ -1,0 +1,84 @@
+#include "client/request_flags.h"
+
+#include <cstdint>
+
+#include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "engine/board_parser.h"
+#include "engine/goals.h"
+
+ABSL_FLAG(std::string, board, "", "start board, e.g. \"8 1 3 4 0 2 7 6 5\" or \"134 8b5 726\"");
+ABSL_FLAG(std::string, goal, "", "goal board (default: --goal-preset)");
+ABSL_FLAG(std::string, goal_preset, "", "goal preset: standard (default), blank-first, snail");
+ABSL_FLAG(int, rows, 0, "board rows (default: from the board text)");
+ABSL_FLAG(int, cols, 0, "board columns (default: from the board text)");
+ABSL_FLAG(std::string, algorithm, "astar",
+          "bfs, dfs, iddfs, ucs, greedy, astar, wastar, idastar");
+ABSL_FLAG(std::string, heuristic, "manhattan",
+          "zero, misplaced, manhattan, linear-conflict, reversal");
+ABSL_FLAG(std::string, weight, "", "weight for wastar (default 2)");
+ABSL_FLAG(uint64_t, max_nodes, 0, "stop after expanding this many states (0: no limit)");
+ABSL_FLAG(int64_t, max_time_ms, 0, "stop after this many milliseconds (0: no limit)");
+ABSL_FLAG(uint64_t, max_memory_mb, 0, "stop when open and closed sets need more (0: no limit)");
+ABSL_FLAG(int, max_depth, 0, "depth limit for dfs, iddfs and idastar (0: none)");
+ABSL_FLAG(std::string, seed, "", "shuffle equal successors reproducibly with this seed");
+ABSL_FLAG(int, threads, 1, "search threads, for searches that split their work");
+
+namespace npuzzle {
+
+bool GoalFlagGiven() {
+  return !absl::GetFlag(FLAGS_goal).empty() || !absl::GetFlag(FLAGS_goal_preset).empty();
+}
+
+absl::StatusOr<Board> ParseBoardWithFlags(absl::string_view text) {
+  return ParseBoard(text, absl::GetFlag(FLAGS_rows), absl::GetFlag(FLAGS_cols));
+}
+
+absl::StatusOr<Board> GoalFromFlags(int rows, int cols) {
+  const std::string goal = absl::GetFlag(FLAGS_goal);
+  const std::string preset = absl::GetFlag(FLAGS_goal_preset);
+  if (!goal.empty() && !preset.empty()) {
+    return absl::InvalidArgumentError("give either --goal or --goal-preset, not both");
+  }
+  if (!goal.empty()) {
+    absl::StatusOr<Board> board = ParseBoard(goal, rows, cols);
+    if (!board.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("goal: ", board.status().message()));
+    }
+    return board;
+  }
+  return GoalPreset(preset.empty() ? "standard" : preset, rows, cols);
+}
+
+absl::StatusOr<SolveRequest> RequestFromFlags() {
+  SolveRequest request;
+  request.algorithm = absl::GetFlag(FLAGS_algorithm);
+  request.heuristic = absl::GetFlag(FLAGS_heuristic);
+  if (const std::string w = absl::GetFlag(FLAGS_weight); !w.empty()) {
+    double weight;
+    if (!absl::SimpleAtod(w, &weight)) {
+      return absl::InvalidArgumentError(absl::StrCat("--weight '", w, "' is not a number"));
+    }
+    request.weight = weight;
+  }
+  if (const std::string s = absl::GetFlag(FLAGS_seed); !s.empty()) {
+    uint64_t seed;
+    if (!absl::SimpleAtoi(s, &seed)) {
+      return absl::InvalidArgumentError(absl::StrCat("--seed '", s, "' is not a whole number"));
+    }
+    request.options.seed = seed;
+  }
+  SearchLimits& limits = request.options.limits;
+  limits.max_expanded = absl::GetFlag(FLAGS_max_nodes);
+  if (const int64_t ms = absl::GetFlag(FLAGS_max_time_ms); ms != 0) {
+    limits.max_time = absl::Milliseconds(ms);
+  }
+  limits.max_memory_bytes = absl::GetFlag(FLAGS_max_memory_mb) << 20;
+  limits.max_depth = absl::GetFlag(FLAGS_max_depth);
+  request.options.threads = absl::GetFlag(FLAGS_threads);
+  return request;
+}
+
+}  // namespace npuzzle

@@ -1,0 +1,169 @@
+// IDA*: depth-first passes bounded by f = g + h, each pass raising the
+// bound to the smallest f that crossed it. Memory is one frame per depth
+// (an explicit stack, no recursion), the previous move is never undone, and
+// the heuristic updates incrementally along the path. Over the zero
+// heuristic this is iterative deepening (the registry's "iddfs").
+#ifndef NPUZZLE_ENGINE_ALGORITHMS_IDA_STAR_H_
+#define NPUZZLE_ENGINE_ALGORITHMS_IDA_STAR_H_
+
+#include <climits>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "engine/search_monitor.h"
+#include "engine/search_problem.h"
+#include "engine/successor_order.h"
+
+namespace npuzzle {
+
+// One bounded depth-first pass below a node. Parallel IDA* runs one per
+// thread over different subtrees.
+template <Heuristic H>
+class BoundedDfs {
+ public:
+  using HNode = typename H::Node;
+  static constexpr uint8_t kNoMove = 0xff;
+
+  struct Pass {
+    bool found = false;
+    bool stopped = false;
+    int next_bound = INT_MAX;  // smallest f above the bound seen
+    std::vector<Dir> path;     // from the pass's root, when found
+    int deepest = 0;
+  };
+
+  BoundedDfs(const Puzzle& puzzle, const H& heuristic, std::optional<uint64_t> seed)
+      : puzzle_(puzzle), heuristic_(heuristic), order_(seed) {}
+
+  // Explores below `root` (at depth g0, entered by `entry`, or kNoMove at
+  // the start) every path with f <= bound, until a goal is found or the
+  // monitor stops the search.
+  Pass Run(const Tiles& root, const HNode& root_h, int g0, uint8_t entry,
+           int bound, WorkCounter& counter, SearchMonitor& monitor) {
+    Pass pass;
+    const int root_f = g0 + H::Value(root_h);
+    if (root_f > bound) {
+      pass.next_bound = root_f;
+      return pass;
+    }
+    if (H::Value(root_h) == 0 && puzzle_.IsGoal(root)) {
+      pass.found = true;
+      return pass;
+    }
+    if (stack_.size() < static_cast<size_t>(bound - g0 + 2)) stack_.resize(bound - g0 + 2);
+
+    // Locals, not members: the tile writes below must not make the
+    // compiler reload the counters.
+    Tiles s = root;
+    WorkCounter c = counter;
+    int next_bound = INT_MAX;
+    int deepest = g0;
+    int g = g0;
+    Frame* const base = stack_.data();
+    Frame* f = base;
+    *f = Frame{root_h, Back(entry), 0, static_cast<uint8_t>(order_.NextIndex())};
+    if (!c.MayExpand(monitor)) {
+      pass.stopped = true;
+    } else {
+      ++c.expanded;
+      for (;;) {
+        if (f->next == kNumDirs) {
+          if (f == base) break;
+          s.MoveBlank(puzzle_.Neighbor(s.blank(), static_cast<Dir>(f->back)));
+          --f;
+          --g;
+          continue;
+        }
+        const Dir d = order_.Get(f->order)[f->next++];
+        if (static_cast<uint8_t>(d) == f->back) continue;
+        const int blank = s.blank();
+        const int to = puzzle_.Neighbor(blank, d);
+        if (to < 0) continue;
+        const int tile = s.at[to];
+        ++c.generated;
+        const HNode child = heuristic_.Move(s, f->node, tile, to, blank);
+        const int h = H::Value(child);
+        const int child_f = g + 1 + h;
+        if (child_f > bound) {
+          if (child_f < next_bound) next_bound = child_f;
+          continue;
+        }
+        s.MoveBlank(to);
+        if (h == 0 && puzzle_.IsGoal(s)) {
+          pass.found = true;
+          for (Frame* p = base + 1; p <= f; ++p) pass.path.push_back(Opposite(static_cast<Dir>(p->back)));
+          pass.path.push_back(d);
+          break;
+        }
+        if (!c.MayExpand(monitor)) {
+          pass.stopped = true;
+          break;
+        }
+        ++c.expanded;
+        c.NoteH(h);
+        ++f;
+        if (++g > deepest) deepest = g;
+        *f = Frame{child, Back(static_cast<uint8_t>(d)), 0,
+                   static_cast<uint8_t>(order_.NextIndex())};
+      }
+    }
+    counter = c;
+    pass.next_bound = next_bound;
+    pass.deepest = deepest;
+    return pass;
+  }
+
+ private:
+  struct Frame {
+    HNode node;
+    uint8_t back;   // the move that would undo the entry move
+    uint8_t next;   // index of the next move to try in `order`
+    uint8_t order;  // which successor order this node uses
+  };
+
+  static uint8_t Back(uint8_t entry) {
+    return entry == kNoMove ? kNoMove : static_cast<uint8_t>(Opposite(static_cast<Dir>(entry)));
+  }
+
+  const Puzzle& puzzle_;
+  const H& heuristic_;
+  SuccessorOrder order_;
+  std::vector<Frame> stack_;
+};
+
+template <Heuristic H>
+SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
+  SearchMonitor monitor(p.options);
+  WorkCounter c;
+  BoundedDfs<H> dfs(p.puzzle, p.heuristic, p.options.seed);
+  const typename H::Node root = p.heuristic.Start(p.start);
+  const int start_h = H::Value(root);
+  const int max_depth = p.options.limits.max_depth;
+  std::optional<std::vector<Dir>> path;
+  SearchStatus exhausted = SearchStatus::kUnsolvable;
+  for (int bound = start_h;;) {
+    if (max_depth != 0 && bound > max_depth) {
+      exhausted = SearchStatus::kDepthLimit;
+      break;
+    }
+    monitor.SetBound(bound);
+    monitor.AddIteration();
+    typename BoundedDfs<H>::Pass pass =
+        dfs.Run(p.start, root, 0, BoundedDfs<H>::kNoMove, bound, c, monitor);
+    c.NoteOpen(pass.deepest);
+    if (pass.found) path = std::move(pass.path);
+    if (pass.found || pass.stopped || pass.next_bound == INT_MAX) break;
+    bound = pass.next_bound;
+  }
+  return monitor.Conclude(c, start_h, std::move(path), exhausted);
+}
+
+struct IdaStar {
+  template <Heuristic H>
+  static SearchOutcome Run(const SearchProblem<H>& p) { return IterativeDeepeningAStar(p); }
+};
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_ENGINE_ALGORITHMS_IDA_STAR_H_

@@ -1,0 +1,51 @@
+// BucketQueue: a priority queue for small non-negative integer priorities,
+// one bucket per value. Push and pop cost O(1) amortised; within a bucket
+// the newest entry comes out first, which on f ties favours deeper nodes.
+#ifndef NPUZZLE_ENGINE_BUCKET_QUEUE_H_
+#define NPUZZLE_ENGINE_BUCKET_QUEUE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace npuzzle {
+
+class BucketQueue {
+ public:
+  void Push(int priority, uint32_t id) {
+    const size_t p = static_cast<size_t>(priority);
+    if (p >= buckets_.size()) buckets_.resize(p + 1);
+    std::vector<uint32_t>& bucket = buckets_[p];
+    const size_t capacity = bucket.capacity();
+    bucket.push_back(id);
+    bytes_ += (bucket.capacity() - capacity) * sizeof(uint32_t);
+    if (p < lowest_) lowest_ = p;
+    ++size_;
+  }
+
+  // The lowest priority and its newest entry; false when empty.
+  bool Pop(int* priority, uint32_t* id) {
+    if (size_ == 0) return false;
+    while (buckets_[lowest_].empty()) ++lowest_;
+    *priority = static_cast<int>(lowest_);
+    *id = buckets_[lowest_].back();
+    buckets_[lowest_].pop_back();
+    --size_;
+    return true;
+  }
+
+  size_t size() const { return size_; }
+  uint64_t MemoryBytes() const {
+    return bytes_ + buckets_.capacity() * sizeof(std::vector<uint32_t>);
+  }
+
+ private:
+  std::vector<std::vector<uint32_t>> buckets_;
+  size_t lowest_ = 0;
+  size_t size_ = 0;
+  uint64_t bytes_ = 0;
+};
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_ENGINE_BUCKET_QUEUE_H_

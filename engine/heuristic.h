@@ -1,0 +1,31 @@
+// The contract between searches and heuristics. A heuristic is written once
+// against Tiles and used by every algorithm; the algorithms are templates
+// over it so the hot loops inline the heuristic's update.
+//
+//   using Node = ...;   what one state hands to its children: at least the
+//                       value, plus anything that makes updates cheap.
+//   Node Start(const Tiles& s) const;          evaluate from scratch
+//   Node Move(const Tiles& s, const Node& n, int tile, int from, int to) const;
+//       the child's Node after `tile` slides from `from` to `to` (where the
+//       blank was); `s` and `n` are the parent's.
+//   static int Value(const Node& n);
+#ifndef NPUZZLE_ENGINE_HEURISTIC_H_
+#define NPUZZLE_ENGINE_HEURISTIC_H_
+
+#include <concepts>
+
+#include "engine/puzzle.h"
+
+namespace npuzzle {
+
+template <class H>
+concept Heuristic = requires(const H& h, const Tiles& s,
+                             const typename H::Node& n, int tile, int cell) {
+  { h.Start(s) } -> std::same_as<typename H::Node>;
+  { h.Move(s, n, tile, cell, cell) } -> std::same_as<typename H::Node>;
+  { H::Value(n) } -> std::convertible_to<int>;
+};
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_ENGINE_HEURISTIC_H_

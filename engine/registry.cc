@@ -1,0 +1,161 @@
+#include "engine/registry.h"
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "engine/algorithms/best_first.h"
+#include "engine/algorithms/breadth_first.h"
+#include "engine/algorithms/depth_first.h"
+#include "engine/algorithms/ida_star.h"
+#include "engine/heuristics/linear_conflict.h"
+#include "engine/heuristics/manhattan.h"
+#include "engine/heuristics/misplaced.h"
+#include "engine/heuristics/reversal.h"
+#include "engine/heuristics/zero.h"
+
+namespace npuzzle {
+namespace {
+
+template <class Algorithm, bool kUsesHeuristic>
+struct AlgorithmEntry {
+  using Type = Algorithm;
+  static constexpr bool kInformed = kUsesHeuristic;
+  AlgorithmInfo info;
+};
+
+template <class H>
+struct HeuristicEntry {
+  using Type = H;
+  HeuristicInfo info;
+};
+
+const auto kAlgorithmTable = std::make_tuple(
+    AlgorithmEntry<BreadthFirst, false>{
+        {"bfs", "breadth-first graph search", false, Optimality::kAlways}},
+    AlgorithmEntry<DepthFirst, false>{
+        {"dfs", "depth-first graph search (explicit stack; --max-depth bounds it)",
+         false, Optimality::kNever}},
+    AlgorithmEntry<IdaStar, false>{
+        {"iddfs", "iterative deepening depth-first tree search", false,
+         Optimality::kAlways}},
+    AlgorithmEntry<AStar, false>{
+        {"ucs", "uniform-cost search (Dijkstra)", false, Optimality::kAlways}},
+    AlgorithmEntry<Greedy, true>{
+        {"greedy", "greedy best-first search on h", true, Optimality::kNever}},
+    AlgorithmEntry<AStar, true>{
+        {"astar", "A* graph search with reopening", true,
+         Optimality::kWithAdmissibleHeuristic}},
+    AlgorithmEntry<WeightedAStar, true>{
+        {"wastar", "weighted A*: f = g + w h (--weight, default 2)", true,
+         Optimality::kWithAdmissibleAndWeightAtMostOne}},
+    AlgorithmEntry<IdaStar, true>{
+        {"idastar", "iterative deepening A* tree search", true,
+         Optimality::kWithAdmissibleHeuristic}});
+
+const auto kHeuristicTable = std::make_tuple(
+    HeuristicEntry<ZeroHeuristic>{{"zero", "h = 0", true, true}},
+    HeuristicEntry<Misplaced>{{"misplaced", "tiles off their goal cell", true, true}},
+    HeuristicEntry<Manhattan>{{"manhattan", "sum of tile distances to goal", true, true}},
+    HeuristicEntry<LinearConflict>{
+        {"linear-conflict", "Manhattan plus row and column conflicts", true, true}},
+    HeuristicEntry<Reversal>{
+        {"reversal", "Manhattan plus adjacent tile-reversal penalty", true, true}});
+
+template <class Table>
+std::vector<decltype(std::get<0>(std::declval<Table>()).info)> InfoList(const Table& table) {
+  return std::apply([](const auto&... e) { return std::vector{e.info...}; }, table);
+}
+
+const std::vector<AlgorithmInfo>& AlgorithmList() {
+  static const auto* list = new std::vector<AlgorithmInfo>(InfoList(kAlgorithmTable));
+  return *list;
+}
+
+const std::vector<HeuristicInfo>& HeuristicList() {
+  static const auto* list = new std::vector<HeuristicInfo>(InfoList(kHeuristicTable));
+  return *list;
+}
+
+// Calls f(entry) for the table entry called `name`; false if none is.
+template <class Table, class F>
+bool VisitByName(const Table& table, absl::string_view name, F&& f) {
+  return std::apply(
+      [&](const auto&... entry) {
+        return ((entry.info.name == name && (f(entry), true)) || ...);
+      },
+      table);
+}
+
+template <class Info>
+absl::Status CheckName(absl::string_view kind, absl::string_view name,
+                       const std::vector<Info>& known) {
+  for (const Info& info : known) {
+    if (info.name == name) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown ", kind, " '", name, "' (known: ",
+      absl::StrJoin(known, ", ",
+                    [](std::string* out, const Info& i) { absl::StrAppend(out, i.name); }),
+      ")"));
+}
+
+}  // namespace
+
+std::span<const AlgorithmInfo> Algorithms() { return AlgorithmList(); }
+std::span<const HeuristicInfo> Heuristics() { return HeuristicList(); }
+
+const AlgorithmInfo* FindAlgorithm(absl::string_view name) {
+  for (const AlgorithmInfo& a : AlgorithmList()) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+const HeuristicInfo* FindHeuristic(absl::string_view name) {
+  for (const HeuristicInfo& h : HeuristicList()) {
+    if (h.name == name) return &h;
+  }
+  return nullptr;
+}
+
+absl::Status CheckAlgorithmName(absl::string_view name) {
+  return CheckName("algorithm", name, AlgorithmList());
+}
+
+absl::Status CheckHeuristicName(absl::string_view name) {
+  return CheckName("heuristic", name, HeuristicList());
+}
+
+absl::StatusOr<SearchOutcome> RunSearch(const SearchSpec& spec,
+                                        const Puzzle& puzzle,
+                                        const Tiles& start) {
+  std::optional<absl::StatusOr<SearchOutcome>> out;
+  auto run_with = [&](auto algorithm_entry, const auto& heuristic) {
+    using A = typename decltype(algorithm_entry)::Type;
+    using H = std::decay_t<decltype(heuristic)>;
+    const SearchProblem<H> problem{puzzle, heuristic, start, spec.options, spec.weight};
+    out = A::Run(problem);
+  };
+  const bool known_algorithm = VisitByName(kAlgorithmTable, spec.algorithm, [&](const auto& a) {
+    if constexpr (!std::decay_t<decltype(a)>::kInformed) {
+      run_with(a, ZeroHeuristic(puzzle));
+    } else {
+      const bool known_heuristic = VisitByName(kHeuristicTable, spec.heuristic, [&](const auto& h) {
+        using H = typename std::decay_t<decltype(h)>::Type;
+        run_with(a, H(puzzle));
+      });
+      if (!known_heuristic) out = CheckHeuristicName(spec.heuristic);
+    }
+  });
+  if (!known_algorithm) return CheckAlgorithmName(spec.algorithm);
+  return *std::move(out);
+}
+
+}  // namespace npuzzle

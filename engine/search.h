@@ -1,0 +1,88 @@
+// What every search takes (limits, seed, progress observer, cancellation)
+// and what it returns (status, moves, statistics).
+#ifndef NPUZZLE_ENGINE_SEARCH_H_
+#define NPUZZLE_ENGINE_SEARCH_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/time/time.h"
+#include "engine/moves.h"
+
+namespace npuzzle {
+
+enum class SearchStatus {
+  kSolved,
+  kUnsolvable,
+  kNodeLimit,
+  kTimeLimit,
+  kMemoryLimit,
+  kDepthLimit,
+  kCancelled,
+};
+
+// "solved", "unsolvable", "node_limit", ...: the names results carry.
+absl::string_view StatusName(SearchStatus s);
+std::optional<SearchStatus> StatusFromName(absl::string_view name);
+
+struct SearchLimits {
+  uint64_t max_expanded = 0;       // 0: no limit
+  absl::Duration max_time = absl::InfiniteDuration();
+  uint64_t max_memory_bytes = 0;   // open + closed sets; 0: no limit
+  int max_depth = 0;               // depth-first searches; 0: no limit
+};
+
+// A snapshot handed to the progress observer.
+struct Progress {
+  uint64_t expanded = 0;
+  uint64_t generated = 0;
+  uint64_t open_size = 0;
+  int bound = 0;      // current f-bound (best-first) or threshold (IDA*)
+  int best_h = 0;     // lowest h seen so far
+  absl::Duration elapsed;
+  double nodes_per_second = 0;  // generated per second
+};
+
+// Set from any thread; searches notice within a few milliseconds.
+class CancelToken {
+ public:
+  void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
+struct SearchOptions {
+  SearchLimits limits;
+  std::optional<uint64_t> seed;  // set: shuffle equal successors reproducibly
+  std::function<void(const Progress&)> on_progress;
+  absl::Duration progress_interval = absl::Milliseconds(250);
+  const CancelToken* cancel = nullptr;
+  int threads = 1;  // searches that can split their work use this many
+};
+
+struct SearchStats {
+  uint64_t expanded = 0;
+  uint64_t generated = 0;
+  uint64_t duplicates = 0;  // successors dropped as already seen
+  uint64_t max_open = 0;    // peak open set (or stack depth for IDA*)
+  int iterations = 0;       // iterative deepening passes
+  int start_h = 0;
+  absl::Duration elapsed;
+  double nodes_per_second = 0;
+};
+
+struct SearchOutcome {
+  SearchStatus status = SearchStatus::kSolved;
+  std::vector<Dir> moves;
+  SearchStats stats;
+};
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_ENGINE_SEARCH_H_

@@ -1,0 +1,103 @@
+// SearchMonitor enforces one search's limits (nodes, time, memory,
+// cancellation) and feeds its progress observer. Each search thread counts
+// its own work in a WorkCounter and checks in only when the allowance the
+// monitor granted runs out, so the hot loop pays one compare per node.
+#ifndef NPUZZLE_ENGINE_SEARCH_MONITOR_H_
+#define NPUZZLE_ENGINE_SEARCH_MONITOR_H_
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "engine/search.h"
+
+namespace npuzzle {
+
+// One thread's running totals, and how far it may go before checking in.
+struct WorkCounter {
+  uint64_t expanded = 0;
+  uint64_t generated = 0;
+  uint64_t duplicates = 0;
+  uint64_t open_size = 0;
+  uint64_t max_open = 0;
+  uint64_t memory_bytes = 0;
+  int best_h = INT_MAX;
+  uint64_t allowed = 0;  // check in before expanding node number `allowed`
+
+  // True while the thread may expand one more node; the caller then counts
+  // it (++expanded).
+  template <class Monitor>
+  bool MayExpand(Monitor& monitor) {
+    return expanded < allowed || monitor.CheckIn(*this);
+  }
+  void NoteOpen(uint64_t size) {
+    open_size = size;
+    max_open = std::max(max_open, size);
+  }
+  void NoteH(int h) { best_h = std::min(best_h, h); }
+};
+
+class SearchMonitor {
+ public:
+  explicit SearchMonitor(const SearchOptions& options);
+
+  // Records the work `c` did since it last checked in, checks every limit
+  // and calls the observer when due. Returns false when the search must
+  // stop (stop_status() says why); otherwise raises c.allowed.
+  bool CheckIn(WorkCounter& c);
+
+  // For structures about to grow: false (and the search stops with
+  // memory_limit) when `bytes` would exceed the memory limit.
+  bool FitsMemory(uint64_t bytes);
+
+  void Stop(SearchStatus why);
+  bool stopped() const { return stopped_.load(std::memory_order_relaxed); }
+  SearchStatus stop_status() const;
+
+  void SetBound(int bound) { bound_.store(bound, std::memory_order_relaxed); }
+  void AddIteration() { iterations_.fetch_add(1, std::memory_order_relaxed); }
+
+  // Flushes `c` one last time and fills in the totals and timings.
+  SearchStats Finish(WorkCounter& c, int start_h);
+  // The search's outcome: solved with `path` when there is one, else why it
+  // stopped, else `exhausted` (the search ran out of states to try).
+  SearchOutcome Conclude(WorkCounter& c, int start_h,
+                         std::optional<std::vector<Dir>> path,
+                         SearchStatus exhausted);
+  // For threads that finish before the caller's own counter does.
+  void Flush(WorkCounter& c);
+
+  absl::Duration Elapsed() const { return absl::Now() - start_; }
+
+ private:
+  void FlushLocked(WorkCounter& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Progress SnapshotLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const SearchOptions& options_;
+  const absl::Time start_;
+  const absl::Time deadline_;
+
+  std::atomic<bool> stopped_{false};
+  std::atomic<int> bound_{0};
+  std::atomic<int> iterations_{0};
+
+  mutable absl::Mutex mu_;
+  SearchStatus stop_status_ ABSL_GUARDED_BY(mu_) = SearchStatus::kSolved;
+  SearchStats totals_ ABSL_GUARDED_BY(mu_);
+  uint64_t open_size_ ABSL_GUARDED_BY(mu_) = 0;
+  int best_h_ ABSL_GUARDED_BY(mu_) = INT_MAX;
+  uint64_t granted_ ABSL_GUARDED_BY(mu_) = 0;  // expansions handed out
+  uint64_t chunk_ ABSL_GUARDED_BY(mu_) = 256;
+  absl::Time last_check_in_ ABSL_GUARDED_BY(mu_);
+  absl::Time next_progress_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_ENGINE_SEARCH_MONITOR_H_

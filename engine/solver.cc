@@ -1,0 +1,98 @@
+#include "engine/solver.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "engine/puzzle.h"
+#include "engine/registry.h"
+#include "engine/solvability.h"
+
+namespace npuzzle {
+namespace {
+
+bool GuaranteedOptimal(const AlgorithmInfo& algorithm,
+                       const HeuristicInfo& heuristic, double weight) {
+  switch (algorithm.optimality) {
+    case Optimality::kNever: return false;
+    case Optimality::kAlways: return true;
+    case Optimality::kWithAdmissibleHeuristic: return heuristic.admissible;
+    case Optimality::kWithAdmissibleAndWeightAtMostOne:
+      return heuristic.admissible && weight <= 1.0;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::Status ValidateSolveRequest(const SolveRequest& request) {
+  if (absl::Status s = CheckSameShape(request.start, request.goal); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = CheckAlgorithmName(request.algorithm); !s.ok()) return s;
+  const AlgorithmInfo& algorithm = *FindAlgorithm(request.algorithm);
+  if (algorithm.uses_heuristic) {
+    if (absl::Status s = CheckHeuristicName(request.heuristic); !s.ok()) return s;
+  }
+  if (request.weight.has_value()) {
+    if (request.algorithm != "wastar") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a weight applies only to wastar, not to ", request.algorithm));
+    }
+    const double w = *request.weight;
+    if (!(w >= 0 && w <= kMaxWeight)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "weight %g is out of range (0 to %g)", w, kMaxWeight));
+    }
+  }
+  const SearchLimits& limits = request.options.limits;
+  if (limits.max_depth < 0) {
+    return absl::InvalidArgumentError("max depth must not be negative");
+  }
+  if (limits.max_time < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("max time must not be negative");
+  }
+  if (request.options.threads < 1) {
+    return absl::InvalidArgumentError("threads must be at least 1");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SolveResult> Solve(const SolveRequest& request) {
+  if (absl::Status s = ValidateSolveRequest(request); !s.ok()) return s;
+  const AlgorithmInfo& algorithm = *FindAlgorithm(request.algorithm);
+  const std::string heuristic_name =
+      algorithm.uses_heuristic ? request.heuristic : "zero";
+  const double weight = request.weight.value_or(kDefaultWeight);
+
+  SolveResult result;
+  result.algorithm = request.algorithm;
+  result.heuristic = algorithm.uses_heuristic ? request.heuristic : "none";
+  if (!IsSolvable(request.start, request.goal)) {
+    result.status = SearchStatus::kUnsolvable;
+    return result;
+  }
+
+  const Puzzle puzzle(request.goal);
+  const SearchSpec spec{request.algorithm, heuristic_name, weight, request.options};
+  absl::StatusOr<SearchOutcome> outcome =
+      RunSearch(spec, puzzle, Puzzle::ToTiles(request.start));
+  if (!outcome.ok()) return outcome.status();
+
+  result.status = outcome->status;
+  result.stats = outcome->stats;
+  if (result.status == SearchStatus::kSolved) {
+    absl::StatusOr<std::vector<int>> tiles = TilesMoved(request.start, outcome->moves);
+    absl::StatusOr<Board> end = ApplyMoves(request.start, outcome->moves);
+    if (!tiles.ok() || !end.ok() || *end != request.goal) {
+      return absl::InternalError(absl::StrCat(
+          request.algorithm, " returned moves that do not reach the goal: ",
+          MovesToString(outcome->moves)));
+    }
+    result.moves = std::move(outcome->moves);
+    result.tile_moves = *std::move(tiles);
+    result.optimal = GuaranteedOptimal(algorithm, *FindHeuristic(heuristic_name), weight);
+  }
+  return result;
+}
+
+}  // namespace npuzzle

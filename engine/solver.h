@@ -1,0 +1,47 @@
+// Solve: the engine's front door. Checks a request, decides solvability
+// before any search, runs the named algorithm and heuristic under the
+// request's limits, and returns a replay-checked answer.
+#ifndef NPUZZLE_ENGINE_SOLVER_H_
+#define NPUZZLE_ENGINE_SOLVER_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/board.h"
+#include "engine/search.h"
+
+namespace npuzzle {
+
+inline constexpr double kDefaultWeight = 2.0;
+inline constexpr double kMaxWeight = 100.0;
+
+struct SolveRequest {
+  Board start;
+  Board goal;
+  std::string algorithm = "astar";
+  std::string heuristic = "manhattan";
+  std::optional<double> weight;  // wastar only; kDefaultWeight when unset
+  SearchOptions options;
+};
+
+struct SolveResult {
+  SearchStatus status = SearchStatus::kSolved;
+  std::vector<Dir> moves;     // the blank's moves
+  std::vector<int> tile_moves;  // the tile that slid at each move
+  bool optimal = false;       // the answer is guaranteed shortest
+  SearchStats stats;
+  std::string algorithm;
+  std::string heuristic;      // "none" for uninformed algorithms
+};
+
+// Everything Solve would reject, without searching: shapes, names, weight,
+// limits. Errors are InvalidArgument and name the problem.
+absl::Status ValidateSolveRequest(const SolveRequest& request);
+
+absl::StatusOr<SolveResult> Solve(const SolveRequest& request);
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_ENGINE_SOLVER_H_
