@@ -31,19 +31,16 @@ Rows Tokenize(absl::string_view text) {
 }
 
 // Character rows: every token is a whole row of single-character cells.
-// No numeric board has only multi-character tokens (the tiles 1..9 are
-// always there), so that, or a blank letter, marks the form unambiguously.
+// A row has at least two cells, while a numeric board always holds the
+// one-digit tiles, so "every token is two or more characters long" tells
+// the forms apart.
 bool IsCharacterForm(const Rows& rows) {
-  bool all_long = true;
   for (const auto& row : rows) {
     for (const std::string& token : row) {
-      if (token.size() < 2) all_long = false;
-      for (char c : token) {
-        if (IsBlankChar(c)) return true;
-      }
+      if (token.size() < 2) return false;
     }
   }
-  return all_long;
+  return true;
 }
 
 absl::StatusOr<int> ParseCell(char c) {

@@ -9,6 +9,8 @@
 //       the child's Node after `tile` slides from `from` to `to` (where the
 //       blank was); `s` and `n` are the parent's.
 //   static int Value(const Node& n);
+//   static constexpr bool kReadsTiles;   optional, default true: false when
+//       Move never looks at `s`, which spares graph searches unpacking it.
 #ifndef NPUZZLE_ENGINE_HEURISTIC_H_
 #define NPUZZLE_ENGINE_HEURISTIC_H_
 
@@ -25,6 +27,15 @@ concept Heuristic = requires(const H& h, const Tiles& s,
   { h.Move(s, n, tile, cell, cell) } -> std::same_as<typename H::Node>;
   { H::Value(n) } -> std::convertible_to<int>;
 };
+
+template <Heuristic H>
+constexpr bool ReadsTiles() {
+  if constexpr (requires { H::kReadsTiles; }) {
+    return H::kReadsTiles;
+  } else {
+    return true;
+  }
+}
 
 }  // namespace npuzzle
 

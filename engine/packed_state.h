@@ -40,7 +40,14 @@ class PackedState {
     w = (w & ~(kMask << Shift(cell))) | (static_cast<uint64_t>(tile) << Shift(cell));
   }
 
-  friend bool operator==(const PackedState&, const PackedState&) = default;
+  // Written out: std::array's == calls memcmp out of line, a measurable
+  // cost for one-word keys on the hash-probe path.
+  friend bool operator==(const PackedState& a, const PackedState& b) {
+    for (int i = 0; i < kWords; ++i) {
+      if (a.words_[i] != b.words_[i]) return false;
+    }
+    return true;
+  }
 
   template <typename H>
   friend H AbslHashValue(H h, const PackedState& s) {

@@ -13,6 +13,16 @@ Puzzle::Puzzle(const Board& goal)
       neighbor_[cell][d] = static_cast<int8_t>(
           NeighborCell(rows_, cols_, cell, static_cast<Dir>(d)));
     }
+    for (int entry = 0; entry <= kNumDirs; ++entry) {
+      MoveList& list = successors_[cell][entry];
+      for (int d = 0; d < kNumDirs; ++d) {
+        const Dir dir = static_cast<Dir>(d);
+        const bool undoes = entry != kNoMove && dir == Opposite(static_cast<Dir>(entry));
+        if (neighbor_[cell][d] >= 0 && !undoes) {
+          list.steps[list.count++] = {static_cast<uint8_t>(neighbor_[cell][d]), dir};
+        }
+      }
+    }
   }
 }
 

@@ -14,10 +14,12 @@
 namespace npuzzle {
 
 // A mutable arrangement kept two ways: which tile sits in each cell, and
-// which cell holds each tile (the blank is tile 0).
+// which cell holds each tile (the blank is tile 0). Only the first
+// cells() entries of each array mean anything; the rest are left
+// uninitialised because searches build one of these per expansion.
 struct Tiles {
-  std::array<uint8_t, kMaxCells> at{};
-  std::array<uint8_t, kMaxCells> pos{};
+  std::array<uint8_t, kMaxCells> at;
+  std::array<uint8_t, kMaxCells> pos;
 
   int blank() const { return pos[0]; }
 
@@ -36,6 +38,21 @@ struct Tiles {
   }
 };
 
+// The blank's legal moves from one cell, excluding the move that would undo
+// how it got there; in U, D, L, R order.
+struct MoveList {
+  struct Step {
+    uint8_t to;  // the cell the blank moves to
+    Dir dir;
+  };
+  uint8_t count = 0;
+  std::array<Step, kNumDirs> steps{};
+};
+
+// Stands for "no previous move" where a move that undoes the entry is
+// asked for (the start of a search).
+inline constexpr uint8_t kNoMove = kNumDirs;
+
 class Puzzle {
  public:
   explicit Puzzle(const Board& goal);
@@ -53,8 +70,10 @@ class Puzzle {
   int Neighbor(int cell, Dir d) const {
     return neighbor_[cell][static_cast<int>(d)];
   }
-  const std::array<int8_t, kNumDirs>& Neighbors(int cell) const {
-    return neighbor_[cell];
+  // Legal moves of a blank on `cell` that entered by `entry` (a Dir, or
+  // kNoMove); the move back the way it came is left out.
+  const MoveList& Successors(int cell, uint8_t entry) const {
+    return successors_[cell][entry];
   }
 
   static Tiles ToTiles(const Board& board);
@@ -65,6 +84,7 @@ class Puzzle {
   Board goal_;
   Tiles goal_tiles_;
   std::array<std::array<int8_t, kNumDirs>, kMaxCells> neighbor_{};
+  std::array<std::array<MoveList, kNumDirs + 1>, kMaxCells> successors_{};
 };
 
 }  // namespace npuzzle

@@ -22,6 +22,8 @@ class StateGraph {
  public:
   using HNode = typename H::Node;
   static constexpr uint32_t kNoParent = UINT32_MAX;
+  // Most 3x3 searches fit without growing.
+  static constexpr size_t kInitialCapacity = 4096;
 
   struct Record {
     Key key;
@@ -44,8 +46,8 @@ class StateGraph {
         monitor_(monitor),
         order_(problem.options.seed),
         goal_(Key::Pack(problem.puzzle.goal_tiles(), problem.puzzle.cells())) {
-    records_.reserve(1024);
-    index_.reserve(1024);
+    records_.reserve(kInitialCapacity);
+    index_.reserve(kInitialCapacity);
   }
 
   uint32_t AddStart() {
@@ -57,13 +59,15 @@ class StateGraph {
 
   // Finds `key` or adds it as a new record; nullopt when growing the store
   // would break the memory limit (the monitor has then stopped the search).
+  // The limit is checked before the lookup, so a search may stop at a
+  // growth point one insertion early.
   std::optional<Slot> Insert(const Key& key, const HNode& h, uint32_t parent,
                              int g, int blank, Dir dir) {
-    if (auto it = index_.find(key); it != index_.end()) return Slot{it->second, false};
     if (!ReserveOneMore()) return std::nullopt;
     const uint32_t id = static_cast<uint32_t>(records_.size());
+    const auto [it, added] = index_.try_emplace(key, id);
+    if (!added) return Slot{it->second, false};
     records_.push_back(Record{key, h, parent, g, static_cast<uint8_t>(blank), dir});
-    index_.emplace(key, id);
     return Slot{id, true};
   }
 
@@ -74,17 +78,20 @@ class StateGraph {
   void ForEachSuccessor(uint32_t id, Visit visit) {
     const Record r = records_[id];  // copy: visit may grow records_
     Tiles s;
-    r.key.Unpack(problem_.puzzle.cells(), &s);
+    if constexpr (ReadsTiles<H>()) r.key.Unpack(problem_.puzzle.cells(), &s);
     const int blank = r.blank;
-    for (Dir d : order_.Next()) {
-      if (r.parent != kNoParent && d == Opposite(r.dir)) continue;
-      const int to = problem_.puzzle.Neighbor(blank, d);
-      if (to < 0) continue;
-      const int tile = s.at[to];
+    const MoveList& moves = problem_.puzzle.Successors(
+        blank, r.parent == kNoParent ? kNoMove : static_cast<uint8_t>(r.dir));
+    const uint8_t pick = order_.Pick();
+    for (int i = 0; i < moves.count; ++i) {
+      const MoveList::Step step = moves.steps[order_.Slot(pick, moves.count, i)];
+      const int tile = r.key.Get(step.to);
       Key child = r.key;
       child.Set(blank, tile);
-      child.Set(to, 0);
-      if (!visit(child, problem_.heuristic.Move(s, r.h, tile, to, blank), to, d)) return;
+      child.Set(step.to, 0);
+      if (!visit(child, problem_.heuristic.Move(s, r.h, tile, step.to, blank), step.to, step.dir)) {
+        return;
+      }
     }
   }
 

@@ -1,11 +1,13 @@
-// The order in which a search tries the blank's four moves: fixed
-// (U, D, L, R) by default, or shuffled per node from a seed, which breaks
-// ties between equally good successors at random but reproducibly.
+// The order in which a search tries a node's successors: as listed (U, D,
+// L, R) by default, or shuffled per node from a seed, which breaks ties
+// between equally good successors at random but reproducibly.
 #ifndef NPUZZLE_ENGINE_SUCCESSOR_ORDER_H_
 #define NPUZZLE_ENGINE_SUCCESSOR_ORDER_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <numeric>
 #include <optional>
 #include <random>
 
@@ -15,28 +17,41 @@ namespace npuzzle {
 
 class SuccessorOrder {
  public:
-  using Order = std::array<Dir, kNumDirs>;
+  using Permutation = std::array<uint8_t, kNumDirs>;
 
   explicit SuccessorOrder(std::optional<uint64_t> seed)
       : shuffle_(seed.has_value()), rng_(seed.value_or(0)) {
+    Permutation p;
+    std::iota(p.begin(), p.end(), 0);
     int i = 0;
-    for (int a = 0; a < kNumDirs; ++a)
-      for (int b = 0; b < kNumDirs; ++b)
-        for (int c = 0; c < kNumDirs; ++c)
-          for (int d = 0; d < kNumDirs; ++d)
-            if (a != b && a != c && a != d && b != c && b != d && c != d)
-              orders_[i++] = {Dir(a), Dir(b), Dir(c), Dir(d)};
+    do {
+      permutations_[i++] = p;
+    } while (std::next_permutation(p.begin(), p.end()));
   }
 
-  // One of the 24 orders: always the first (U, D, L, R) unless seeded.
-  int NextIndex() { return shuffle_ ? static_cast<int>(rng_() % 24) : 0; }
-  const Order& Get(int index) const { return orders_[index]; }
-  const Order& Next() { return orders_[NextIndex()]; }
+  // Picks an order for a node's successors: 0 (as listed) unless seeded.
+  uint8_t Pick() { return shuffle_ ? static_cast<uint8_t>(rng_() % 24) : 0; }
+
+  // The i-th successor to visit, out of `count`, under order `pick`. Each
+  // of the 24 orders ranks all four slots, so dropping the slots at or
+  // beyond `count` still leaves every order of the rest equally likely.
+  int Slot(uint8_t pick, int count, int i) const {
+    return pick == 0 ? i : ShuffledSlot(pick, count, i);
+  }
 
  private:
+  int ShuffledSlot(uint8_t pick, int count, int i) const {
+    const Permutation& p = permutations_[pick];
+    int seen = -1;
+    for (int k = 0; k < kNumDirs; ++k) {
+      if (p[k] < count && ++seen == i) return p[k];
+    }
+    return i;
+  }
+
   bool shuffle_;
   std::mt19937_64 rng_;
-  std::array<Order, 24> orders_;
+  std::array<Permutation, 24> permutations_;
 };
 
 }  // namespace npuzzle

@@ -23,8 +23,6 @@ template <Heuristic H>
 class BoundedDfs {
  public:
   using HNode = typename H::Node;
-  static constexpr uint8_t kNoMove = 0xff;
-
   struct Pass {
     bool found = false;
     bool stopped = false;
@@ -36,8 +34,8 @@ class BoundedDfs {
   BoundedDfs(const Puzzle& puzzle, const H& heuristic, std::optional<uint64_t> seed)
       : puzzle_(puzzle), heuristic_(heuristic), order_(seed) {}
 
-  // Explores below `root` (at depth g0, entered by `entry`, or kNoMove at
-  // the start) every path with f <= bound, until a goal is found or the
+  // Explores below `root` (at depth g0, entered by move `entry`, or
+  // kNoMove at the start) every path with f <= bound, until a goal is found or the
   // monitor stops the search.
   Pass Run(const Tiles& root, const HNode& root_h, int g0, uint8_t entry,
            int bound, WorkCounter& counter, SearchMonitor& monitor) {
@@ -62,24 +60,24 @@ class BoundedDfs {
     int g = g0;
     Frame* const base = stack_.data();
     Frame* f = base;
-    *f = Frame{root_h, Back(entry), 0, static_cast<uint8_t>(order_.NextIndex())};
+    *f = Frame{root_h, &puzzle_.Successors(root.blank(), entry), entry, 0, order_.Pick(),
+               static_cast<uint8_t>(root.blank())};
     if (!c.MayExpand(monitor)) {
       pass.stopped = true;
     } else {
       ++c.expanded;
       for (;;) {
-        if (f->next == kNumDirs) {
+        if (f->next == f->moves->count) {
           if (f == base) break;
-          s.MoveBlank(puzzle_.Neighbor(s.blank(), static_cast<Dir>(f->back)));
+          s.MoveBlank(f->parent_blank);
           --f;
           --g;
           continue;
         }
-        const Dir d = order_.Get(f->order)[f->next++];
-        if (static_cast<uint8_t>(d) == f->back) continue;
+        const MoveList::Step step = f->moves->steps[order_.Slot(f->order, f->moves->count, f->next++)];
+        const Dir d = step.dir;
+        const int to = step.to;
         const int blank = s.blank();
-        const int to = puzzle_.Neighbor(blank, d);
-        if (to < 0) continue;
         const int tile = s.at[to];
         ++c.generated;
         const HNode child = heuristic_.Move(s, f->node, tile, to, blank);
@@ -92,7 +90,7 @@ class BoundedDfs {
         s.MoveBlank(to);
         if (h == 0 && puzzle_.IsGoal(s)) {
           pass.found = true;
-          for (Frame* p = base + 1; p <= f; ++p) pass.path.push_back(Opposite(static_cast<Dir>(p->back)));
+          for (Frame* p = base + 1; p <= f; ++p) pass.path.push_back(static_cast<Dir>(p->entry));
           pass.path.push_back(d);
           break;
         }
@@ -104,8 +102,8 @@ class BoundedDfs {
         c.NoteH(h);
         ++f;
         if (++g > deepest) deepest = g;
-        *f = Frame{child, Back(static_cast<uint8_t>(d)), 0,
-                   static_cast<uint8_t>(order_.NextIndex())};
+        *f = Frame{child, &puzzle_.Successors(to, static_cast<uint8_t>(d)),
+                   static_cast<uint8_t>(d), 0, order_.Pick(), static_cast<uint8_t>(blank)};
       }
     }
     counter = c;
@@ -117,14 +115,12 @@ class BoundedDfs {
  private:
   struct Frame {
     HNode node;
-    uint8_t back;   // the move that would undo the entry move
-    uint8_t next;   // index of the next move to try in `order`
-    uint8_t order;  // which successor order this node uses
+    const MoveList* moves;  // the blank's moves from here
+    uint8_t entry;          // the move that reached this node, or kNoMove
+    uint8_t next;           // how many of its successors have been tried
+    uint8_t order;          // the successor order it uses (SuccessorOrder::Pick)
+    uint8_t parent_blank;   // where the blank goes back to on the way up
   };
-
-  static uint8_t Back(uint8_t entry) {
-    return entry == kNoMove ? kNoMove : static_cast<uint8_t>(Opposite(static_cast<Dir>(entry)));
-  }
 
   const Puzzle& puzzle_;
   const H& heuristic_;
@@ -150,7 +146,7 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
     monitor.SetBound(bound);
     monitor.AddIteration();
     typename BoundedDfs<H>::Pass pass =
-        dfs.Run(p.start, root, 0, BoundedDfs<H>::kNoMove, bound, c, monitor);
+        dfs.Run(p.start, root, 0, kNoMove, bound, c, monitor);
     c.NoteOpen(pass.deepest);
     if (pass.found) path = std::move(pass.path);
     if (pass.found || pass.stopped || pass.next_bound == INT_MAX) break;

@@ -14,6 +14,7 @@ namespace npuzzle {
 class Manhattan {
  public:
   using Node = int;
+  static constexpr bool kReadsTiles = false;
 
   explicit Manhattan(const Puzzle& puzzle) : cells_(puzzle.cells()) {
     for (int t = 1; t < cells_; ++t) {

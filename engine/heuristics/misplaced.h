@@ -10,6 +10,7 @@ namespace npuzzle {
 class Misplaced {
  public:
   using Node = int;
+  static constexpr bool kReadsTiles = false;
   explicit Misplaced(const Puzzle& puzzle) : puzzle_(&puzzle) {}
 
   Node Start(const Tiles& s) const {

@@ -1,0 +1,70 @@
+// Engine benchmarks (issue 2):
+//   A* + Manhattan on 1,000 random solvable 3x3 boards: median and mean
+//   time per solve.
+//   IDA* with Manhattan and with linear conflict on Korf's first ten
+//   15-puzzle instances: nodes generated, nodes per second, seconds each.
+// Run: build/bench/engine_bench [--benchmark_filter=...]
+#include <random>
+
+#include "absl/time/clock.h"
+#include "bench/bench_util.h"
+#include "benchmark/benchmark.h"
+#include "engine/goals.h"
+#include "engine/instances.h"
+#include "engine/solver.h"
+
+namespace npuzzle::bench {
+namespace {
+
+SolveResult MustSolve(const SolveRequest& request) {
+  absl::StatusOr<SolveResult> r = Solve(request);
+  if (!r.ok() || r->status != SearchStatus::kSolved) std::abort();
+  return *std::move(r);
+}
+
+void BM_AStarManhattan3x3(benchmark::State& state) {
+  const Board goal = *GoalPreset("standard", 3, 3);
+  std::mt19937_64 rng(1);
+  std::vector<Board> boards;
+  for (int i = 0; i < 1000; ++i) boards.push_back(RandomSolvableBoard(goal, rng));
+  std::vector<double> micros;
+  for (auto _ : state) {
+    for (const Board& board : boards) {
+      const absl::Time t0 = absl::Now();
+      benchmark::DoNotOptimize(MustSolve({board, goal, "astar", "manhattan"}));
+      micros.push_back(absl::ToDoubleMicroseconds(absl::Now() - t0));
+    }
+  }
+  state.counters["median_us"] = Median(micros);
+  state.counters["mean_us"] = Mean(micros);
+  state.SetItemsProcessed(state.iterations() * boards.size());
+}
+BENCHMARK(BM_AStarManhattan3x3)->Unit(benchmark::kMillisecond);
+
+// The fixed cost of one Solve call: validation, tables, a one-node search.
+void BM_SolveOverhead(benchmark::State& state) {
+  const Board goal = *GoalPreset("standard", 3, 3);
+  for (auto _ : state) benchmark::DoNotOptimize(MustSolve({goal, goal, "astar", "manhattan"}));
+}
+BENCHMARK(BM_SolveOverhead);
+
+void BM_IdaStarKorf(benchmark::State& state, const char* heuristic) {
+  const KorfInstance k = LoadKorf("korf100.txt", 4)[state.range(0)];
+  const Board goal = *GoalPreset("blank-first", 4, 4);
+  SolveResult r;
+  for (auto _ : state) r = MustSolve({k.start, goal, "idastar", heuristic});
+  if (static_cast<int>(r.moves.size()) != k.optimal_length) state.SkipWithError("wrong length");
+  state.counters["instance"] = k.id;
+  state.counters["length"] = r.moves.size();
+  state.counters["generated"] = r.stats.generated;
+  state.counters["Mnodes_per_s"] = r.stats.nodes_per_second / 1e6;
+}
+BENCHMARK_CAPTURE(BM_IdaStarKorf, manhattan, "manhattan")
+    ->DenseRange(0, 9)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(BM_IdaStarKorf, linear_conflict, "linear-conflict")
+    ->DenseRange(0, 9)->Iterations(1)->Unit(benchmark::kSecond);
+
+}  // namespace
+}  // namespace npuzzle::bench
+
+BENCHMARK_MAIN();
