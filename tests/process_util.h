@@ -1,0 +1,37 @@
+// Running the project's binaries from tests: a command line in, its exit
+// code and output back.
+#ifndef NPUZZLE_TESTS_PROCESS_UTIL_H_
+#define NPUZZLE_TESTS_PROCESS_UTIL_H_
+
+#include <string>
+
+namespace npuzzle::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs `command` through /bin/sh and waits for it.
+CommandResult RunCommand(const std::string& command);
+
+// A fresh temporary directory, removed with everything in it on
+// destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  // Writes `contents` to path()/name and returns the full path.
+  std::string Write(const std::string& name, const std::string& contents) const;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace npuzzle::testing
+
+#endif  // NPUZZLE_TESTS_PROCESS_UTIL_H_
