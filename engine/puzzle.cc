@@ -9,6 +9,8 @@ Puzzle::Puzzle(const Board& goal)
       goal_(goal),
       goal_tiles_(ToTiles(goal)) {
   for (int cell = 0; cell < cells_; ++cell) {
+    row_[cell] = static_cast<uint8_t>(cell / cols_);
+    col_[cell] = static_cast<uint8_t>(cell % cols_);
     for (int d = 0; d < kNumDirs; ++d) {
       neighbor_[cell][d] = static_cast<int8_t>(
           NeighborCell(rows_, cols_, cell, static_cast<Dir>(d)));

@@ -63,8 +63,9 @@ class Puzzle {
   const Board& goal() const { return goal_; }
   const Tiles& goal_tiles() const { return goal_tiles_; }
   int GoalCell(int tile) const { return goal_tiles_.pos[tile]; }
-  int Row(int cell) const { return cell / cols_; }
-  int Col(int cell) const { return cell % cols_; }
+  // Tables, not division: heuristics ask these in their inner loops.
+  int Row(int cell) const { return row_[cell]; }
+  int Col(int cell) const { return col_[cell]; }
 
   // Where the blank goes from `cell` moving `d`, or -1 off the board.
   int Neighbor(int cell, Dir d) const {
@@ -83,6 +84,8 @@ class Puzzle {
   int rows_, cols_, cells_;
   Board goal_;
   Tiles goal_tiles_;
+  std::array<uint8_t, kMaxCells> row_{};
+  std::array<uint8_t, kMaxCells> col_{};
   std::array<std::array<int8_t, kNumDirs>, kMaxCells> neighbor_{};
   std::array<std::array<MoveList, kNumDirs + 1>, kMaxCells> successors_{};
 };
