@@ -13,7 +13,10 @@
 #include "client/problems.h"
 #include "client/render.h"
 #include "client/request_flags.h"
+#include "engine/heuristics/pattern_database.h"
 #include "engine/instances.h"
+#include "engine/pdb/pattern_groups.h"
+#include "engine/puzzle.h"
 #include "engine/solver.h"
 
 ABSL_FLAG(bool, json, false, "print one JSON object per problem (or event) per line");
@@ -104,6 +107,31 @@ int RunGenerate() {
     const Board board = walk > 0 ? RandomWalk(*goal, walk, rng) : RandomSolvableBoard(*goal, rng);
     std::cout << board.ToString() << "\n";
   }
+  return 0;
+}
+
+int RunPdb() {
+  const int rows = absl::GetFlag(FLAGS_rows) ? absl::GetFlag(FLAGS_rows) : 4;
+  const int cols = absl::GetFlag(FLAGS_cols) ? absl::GetFlag(FLAGS_cols) : rows;
+  absl::StatusOr<Board> goal = GoalFromFlags(rows, cols);
+  absl::StatusOr<SolveRequest> request = RequestFromFlags();
+  if (!goal.ok() || !request.ok()) {
+    std::cerr << "npuzzle pdb: " << (goal.ok() ? request.status() : goal.status()).message() << "\n";
+    return 2;
+  }
+  const Puzzle puzzle(*goal);
+  const absl::Time start = absl::Now();
+  absl::StatusOr<PatternDatabase> db = PatternDatabase::Create(puzzle, request->heuristic_options);
+  if (!db.ok()) {
+    std::cerr << "npuzzle pdb: " << db.status().message() << "\n";
+    return 2;
+  }
+  uint64_t entries = 0;
+  for (const auto& group : db->groups()) entries += PatternEntries(puzzle.cells(), static_cast<int>(group.size()));
+  std::cout << "pattern databases for " << goal->Dimensions() << " goal " << goal->ToString() << "\n"
+            << "groups " << FormatPatternGroups(db->groups()) << (db->mirrored() ? " (with mirror lookups)" : "")
+            << "\n" << entries << " entries (" << entries / (1 << 20) << " MiB), ready in "
+            << absl::FormatDuration(absl::Now() - start) << "\n";
   return 0;
 }
 

@@ -10,6 +10,9 @@ namespace npuzzle {
 // unanswered.
 int RunLocalSolve();
 int RunGenerate();
+// `pdb`: load or build the pattern tables a solve would use, and report
+// their size and how long that took.
+int RunPdb();
 
 }  // namespace npuzzle
 

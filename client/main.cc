@@ -15,11 +15,14 @@ constexpr char kUsage[] = R"(npuzzle COMMAND [flags]
 commands:
   solve   solve boards in this process: --board B | --file F
   gen     print random solvable boards: --rows R --cols C [--walk K] [--count N] [--seed S]
+  pdb     build or load pattern databases: --rows R --cols C [--goal-preset G] [--pdb-preset P]
 
 examples:
   npuzzle solve --board "8 1 3 4 0 2 7 6 5"
   npuzzle solve --board "134 8b5 726" --goal-preset snail --algorithm idastar --heuristic linear-conflict
   npuzzle gen --rows 4 --cols 4 --count 10 --seed 7 | npuzzle solve --goal-preset standard --json
+  npuzzle solve --board "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3" --goal-preset blank-first \
+      --algorithm idastar --heuristic pdb --pdb-preset 7-8
 
 run 'npuzzle --helpfull' for every flag)";
 
@@ -36,6 +39,7 @@ int main(int argc, char** argv) {
   }
   if (command == "solve") return npuzzle::RunLocalSolve();
   if (command == "gen") return npuzzle::RunGenerate();
+  if (command == "pdb") return npuzzle::RunPdb();
   std::cerr << (command.empty() ? "" : "npuzzle: unknown command '" + command + "'\n\n")
             << kUsage << "\n";
   return 2;

@@ -1,6 +1,9 @@
 #include "client/request_flags.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <iostream>
+#include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
@@ -24,7 +27,12 @@ ABSL_FLAG(int64_t, max_time_ms, 0, "stop after this many milliseconds (0: no lim
 ABSL_FLAG(uint64_t, max_memory_mb, 0, "stop when open and closed sets need more (0: no limit)");
 ABSL_FLAG(int, max_depth, 0, "depth limit for dfs, iddfs and idastar (0: none)");
 ABSL_FLAG(std::string, seed, "", "shuffle equal successors reproducibly with this seed");
-ABSL_FLAG(int, threads, 1, "search threads, for searches that split their work");
+ABSL_FLAG(int, threads, 0, "search threads for IDA* (0: every core)");
+ABSL_FLAG(std::string, pdb_preset, "", "pattern databases: 8 (3x3), 5-5-5, 6-6-3, 7-8 (4x4), 6-6-6-6 (5x5)");
+ABSL_FLAG(std::string, pdb_groups, "", "explicit pattern groups, e.g. \"1,2,3,4,5,6,7/8,9,10,11,12,13,14,15\"");
+ABSL_FLAG(bool, pdb_mirror, true, "also look up the transposed board in the pattern databases");
+ABSL_FLAG(std::string, data_dir, "",
+          "where pattern tables are cached (DIR/pdb); default $NPUZZLE_DATA_DIR or ~/.cache/npuzzle");
 
 namespace npuzzle {
 
@@ -77,7 +85,14 @@ absl::StatusOr<SolveRequest> RequestFromFlags() {
   }
   limits.max_memory_bytes = absl::GetFlag(FLAGS_max_memory_mb) << 20;
   limits.max_depth = absl::GetFlag(FLAGS_max_depth);
-  request.options.threads = absl::GetFlag(FLAGS_threads);
+  const int threads = absl::GetFlag(FLAGS_threads);
+  request.options.threads = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  HeuristicOptions& h = request.heuristic_options;
+  h.pdb_preset = absl::GetFlag(FLAGS_pdb_preset);
+  h.pdb_groups = absl::GetFlag(FLAGS_pdb_groups);
+  h.pdb_mirror = absl::GetFlag(FLAGS_pdb_mirror);
+  if (const std::string dir = absl::GetFlag(FLAGS_data_dir); !dir.empty()) h.pdb_dir = dir + "/pdb";
+  h.on_message = [](absl::string_view message) { std::cerr << "npuzzle: " << message << "\n"; };
   return request;
 }
 

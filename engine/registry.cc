@@ -17,6 +17,7 @@
 #include "engine/heuristics/linear_conflict.h"
 #include "engine/heuristics/manhattan.h"
 #include "engine/heuristics/misplaced.h"
+#include "engine/heuristics/pattern_database.h"
 #include "engine/heuristics/reversal.h"
 #include "engine/heuristics/zero.h"
 
@@ -66,7 +67,22 @@ const auto kHeuristicTable = std::make_tuple(
     HeuristicEntry<LinearConflict>{
         {"linear-conflict", "Manhattan plus row and column conflicts", true, true}},
     HeuristicEntry<Reversal>{
-        {"reversal", "Manhattan plus adjacent tile-reversal penalty", true, true}});
+        {"reversal", "Manhattan plus adjacent tile-reversal penalty", true, true}},
+    HeuristicEntry<PatternDatabase>{
+        {"pdb", "additive pattern databases (--pdb-preset, --pdb-groups)", true,
+         // Each table keeps the minimum over blank positions, so one move can
+         // drop a group's value by more than one.
+         false}});
+
+// Heuristics that need options or can fail to build provide Create().
+template <class H>
+absl::StatusOr<H> MakeHeuristic(const Puzzle& puzzle, const HeuristicOptions& options) {
+  if constexpr (requires { H::Create(puzzle, options); }) {
+    return H::Create(puzzle, options);
+  } else {
+    return H(puzzle);
+  }
+}
 
 template <class Table>
 std::vector<decltype(std::get<0>(std::declval<Table>()).info)> InfoList(const Table& table) {
@@ -149,7 +165,12 @@ absl::StatusOr<SearchOutcome> RunSearch(const SearchSpec& spec,
     } else {
       const bool known_heuristic = VisitByName(kHeuristicTable, spec.heuristic, [&](const auto& h) {
         using H = typename std::decay_t<decltype(h)>::Type;
-        run_with(a, H(puzzle));
+        absl::StatusOr<H> heuristic = MakeHeuristic<H>(puzzle, spec.heuristic_options);
+        if (heuristic.ok()) {
+          run_with(a, *heuristic);
+        } else {
+          out = heuristic.status();
+        }
       });
       if (!known_heuristic) out = CheckHeuristicName(spec.heuristic);
     }

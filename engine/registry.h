@@ -8,6 +8,7 @@
 #include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
+#include "engine/heuristic_options.h"
 #include "engine/puzzle.h"
 #include "engine/search.h"
 
@@ -49,10 +50,12 @@ struct SearchSpec {
   absl::string_view heuristic;  // ignored by uninformed algorithms
   double weight = 1.0;
   SearchOptions options;
+  HeuristicOptions heuristic_options;
 };
 
 // Builds the heuristic and runs the algorithm. Errors only for unknown names
-// or a heuristic that cannot be built for this puzzle.
+// or a heuristic that cannot be built for this puzzle (a bad pattern group,
+// an unwritable table directory).
 absl::StatusOr<SearchOutcome> RunSearch(const SearchSpec& spec,
                                         const Puzzle& puzzle,
                                         const Tiles& start);

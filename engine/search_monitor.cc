@@ -117,6 +117,11 @@ bool SearchMonitor::CheckIn(WorkCounter& c) {
   return true;
 }
 
+uint64_t SearchMonitor::Generated(const WorkCounter& c) const {
+  absl::MutexLock lock(&mu_);
+  return totals_.generated + c.generated;
+}
+
 SearchStats SearchMonitor::Finish(WorkCounter& c, int start_h) {
   absl::MutexLock lock(&mu_);
   FlushLocked(c);

@@ -74,6 +74,8 @@ class SearchMonitor {
   void Flush(WorkCounter& c);
 
   absl::Duration Elapsed() const { return absl::Now() - start_; }
+  // Nodes generated so far: what has been flushed plus `c`'s share.
+  uint64_t Generated(const WorkCounter& c) const;
 
  private:
   void FlushLocked(WorkCounter& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -3,6 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "engine/pdb/pattern_groups.h"
 #include "engine/puzzle.h"
 #include "engine/registry.h"
 #include "engine/solvability.h"
@@ -32,6 +33,16 @@ absl::Status ValidateSolveRequest(const SolveRequest& request) {
   const AlgorithmInfo& algorithm = *FindAlgorithm(request.algorithm);
   if (algorithm.uses_heuristic) {
     if (absl::Status s = CheckHeuristicName(request.heuristic); !s.ok()) return s;
+  }
+  const HeuristicOptions& h = request.heuristic_options;
+  if (!h.pdb_preset.empty() || !h.pdb_groups.empty()) {
+    if (!algorithm.uses_heuristic || request.heuristic != "pdb") {
+      return absl::InvalidArgumentError("a pattern preset or groups apply only to the pdb heuristic");
+    }
+  }
+  if (algorithm.uses_heuristic && request.heuristic == "pdb") {
+    absl::StatusOr<PatternGroups> groups = ResolvePatternGroups(request.goal, h.pdb_preset, h.pdb_groups);
+    if (!groups.ok()) return groups.status();
   }
   if (request.weight.has_value()) {
     if (request.algorithm != "wastar") {
@@ -73,7 +84,8 @@ absl::StatusOr<SolveResult> Solve(const SolveRequest& request) {
   }
 
   const Puzzle puzzle(request.goal);
-  const SearchSpec spec{request.algorithm, heuristic_name, weight, request.options};
+  const SearchSpec spec{request.algorithm, heuristic_name, weight, request.options,
+                        request.heuristic_options};
   absl::StatusOr<SearchOutcome> outcome =
       RunSearch(spec, puzzle, Puzzle::ToTiles(request.start));
   if (!outcome.ok()) return outcome.status();

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/board.h"
+#include "engine/heuristic_options.h"
 #include "engine/search.h"
 
 namespace npuzzle {
@@ -24,6 +25,7 @@ struct SolveRequest {
   std::string heuristic = "manhattan";
   std::optional<double> weight;  // wastar only; kDefaultWeight when unset
   SearchOptions options;
+  HeuristicOptions heuristic_options;
 };
 
 struct SolveResult {

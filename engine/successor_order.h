@@ -4,10 +4,8 @@
 #ifndef NPUZZLE_ENGINE_SUCCESSOR_ORDER_H_
 #define NPUZZLE_ENGINE_SUCCESSOR_ORDER_H_
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
-#include <numeric>
 #include <optional>
 #include <random>
 
@@ -21,12 +19,13 @@ class SuccessorOrder {
 
   explicit SuccessorOrder(std::optional<uint64_t> seed)
       : shuffle_(seed.has_value()), rng_(seed.value_or(0)) {
-    Permutation p;
-    std::iota(p.begin(), p.end(), 0);
     int i = 0;
-    do {
-      permutations_[i++] = p;
-    } while (std::next_permutation(p.begin(), p.end()));
+    for (uint8_t a = 0; a < kNumDirs; ++a)
+      for (uint8_t b = 0; b < kNumDirs; ++b)
+        for (uint8_t c = 0; c < kNumDirs; ++c)
+          if (a != b && a != c && b != c) {
+            permutations_[i++] = {a, b, c, static_cast<uint8_t>(6 - a - b - c)};
+          }
   }
 
   // Picks an order for a node's successors: 0 (as listed) unless seeded.

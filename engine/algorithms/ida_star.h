@@ -1,16 +1,21 @@
 // IDA*: depth-first passes bounded by f = g + h, each pass raising the
-// bound to the smallest f that crossed it. Memory is one frame per depth
+// bound to the smallest f that crossed it; with several threads, large
+// passes are split into subtrees below a fixed depth. Memory is one frame per depth
 // (an explicit stack, no recursion), the previous move is never undone, and
 // the heuristic updates incrementally along the path. Over the zero
 // heuristic this is iterative deepening (the registry's "iddfs").
 #ifndef NPUZZLE_ENGINE_ALGORITHMS_IDA_STAR_H_
 #define NPUZZLE_ENGINE_ALGORITHMS_IDA_STAR_H_
 
+#include <algorithm>
+#include <atomic>
 #include <climits>
+#include <thread>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "engine/search_monitor.h"
 #include "engine/search_problem.h"
 #include "engine/successor_order.h"
@@ -128,14 +133,110 @@ class BoundedDfs {
   std::vector<Frame> stack_;
 };
 
+// The nodes a fixed number of moves below the start (never undoing a move),
+// each the root of a subtree that parallel passes hand to threads.
+template <Heuristic H>
+struct Frontier {
+  struct Node {
+    Tiles tiles;
+    typename H::Node h;
+    uint8_t entry;
+    std::vector<Dir> path;  // from the start
+  };
+  int depth = 0;
+  std::vector<Node> nodes;
+
+  // Grows level by level until there are `enough` subtrees or `max_depth`
+  // is reached. Starts that are this close to the goal never get here.
+  static Frontier Grow(const SearchProblem<H>& p, size_t enough, int max_depth, WorkCounter& c) {
+    Frontier f;
+    f.nodes.push_back({p.start, p.heuristic.Start(p.start), kNoMove, {}});
+    while (f.nodes.size() < enough && f.depth < max_depth) {
+      std::vector<Node> next;
+      for (const Node& n : f.nodes) {
+        ++c.expanded;
+        const MoveList& moves = p.puzzle.Successors(n.tiles.blank(), n.entry);
+        for (int i = 0; i < moves.count; ++i) {
+          const MoveList::Step step = moves.steps[i];
+          Node child{n.tiles,
+                     p.heuristic.Move(n.tiles, n.h, n.tiles.at[step.to], step.to, n.tiles.blank()),
+                     static_cast<uint8_t>(step.dir), n.path};
+          child.tiles.MoveBlank(step.to);
+          child.path.push_back(step.dir);
+          next.push_back(std::move(child));
+          ++c.generated;
+        }
+      }
+      f.nodes = std::move(next);
+      ++f.depth;
+    }
+    return f;
+  }
+};
+
+// One pass over every frontier subtree, on `threads` threads that take
+// subtrees in turn. A solution found in a pass is as long as the bound,
+// and no shorter one exists (the earlier passes proved it), so the first
+// thread to find one ends the pass for all.
+template <Heuristic H>
+typename BoundedDfs<H>::Pass ParallelPass(const SearchProblem<H>& p, const Frontier<H>& frontier, int bound,
+                                          SearchMonitor& monitor) {
+  using Pass = typename BoundedDfs<H>::Pass;
+  std::atomic<size_t> next{0};
+  std::atomic<bool> found{false};
+  absl::Mutex mu;
+  Pass result;
+  auto work = [&](int thread) {
+    std::optional<uint64_t> seed;
+    if (p.options.seed) seed = *p.options.seed + thread;
+    BoundedDfs<H> dfs(p.puzzle, p.heuristic, seed);
+    WorkCounter c;
+    Pass mine;
+    for (size_t i; !found && !monitor.stopped() && (i = next++) < frontier.nodes.size();) {
+      const auto& node = frontier.nodes[i];
+      Pass pass = dfs.Run(node.tiles, node.h, frontier.depth, node.entry, bound, c, monitor);
+      mine.next_bound = std::min(mine.next_bound, pass.next_bound);
+      mine.deepest = std::max(mine.deepest, pass.deepest);
+      if (pass.found && !found.exchange(true)) {
+        mine.found = true;
+        mine.path = node.path;
+        mine.path.insert(mine.path.end(), pass.path.begin(), pass.path.end());
+        monitor.Stop(SearchStatus::kSolved);  // tells the other threads
+      }
+      if (pass.stopped) mine.stopped = true;
+    }
+    monitor.Flush(c);
+    absl::MutexLock lock(&mu);
+    result.next_bound = std::min(result.next_bound, mine.next_bound);
+    result.deepest = std::max(result.deepest, mine.deepest);
+    result.stopped |= mine.stopped && !mine.found;
+    if (mine.found) {
+      result.found = true;
+      result.path = std::move(mine.path);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < p.options.threads; ++t) threads.emplace_back(work, t);
+  work(0);
+  for (std::thread& t : threads) t.join();
+  if (result.found) result.stopped = false;
+  return result;
+}
+
 template <Heuristic H>
 SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
+  // Passes smaller than this run on one thread: splitting them would cost
+  // more than it saves, and it keeps short solutions out of the frontier.
+  constexpr uint64_t kParallelAfterGenerated = 200000;
+  constexpr size_t kSubtreesPerThread = 64;
+
   SearchMonitor monitor(p.options);
   WorkCounter c;
   BoundedDfs<H> dfs(p.puzzle, p.heuristic, p.options.seed);
   const typename H::Node root = p.heuristic.Start(p.start);
   const int start_h = H::Value(root);
   const int max_depth = p.options.limits.max_depth;
+  std::optional<Frontier<H>> frontier;
   std::optional<std::vector<Dir>> path;
   SearchStatus exhausted = SearchStatus::kUnsolvable;
   for (int bound = start_h;;) {
@@ -145,12 +246,21 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
     }
     monitor.SetBound(bound);
     monitor.AddIteration();
-    typename BoundedDfs<H>::Pass pass =
-        dfs.Run(p.start, root, 0, kNoMove, bound, c, monitor);
+    typename BoundedDfs<H>::Pass pass;
+    if (frontier) {
+      pass = ParallelPass(p, *frontier, bound, monitor);
+    } else {
+      pass = dfs.Run(p.start, root, 0, kNoMove, bound, c, monitor);
+    }
     c.NoteOpen(pass.deepest);
     if (pass.found) path = std::move(pass.path);
     if (pass.found || pass.stopped || pass.next_bound == INT_MAX) break;
     bound = pass.next_bound;
+    // The next bound exceeds every depth a frontier node sits at, so a
+    // solution found below the frontier is exactly `bound` long.
+    if (!frontier && p.options.threads > 1 && monitor.Generated(c) >= kParallelAfterGenerated) {
+      frontier = Frontier<H>::Grow(p, kSubtreesPerThread * p.options.threads, bound - 1, c);
+    }
   }
   return monitor.Conclude(c, start_h, std::move(path), exhausted);
 }

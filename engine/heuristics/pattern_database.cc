@@ -1,0 +1,57 @@
+#include "engine/heuristics/pattern_database.h"
+
+#include "engine/pdb/pdb_store.h"
+
+namespace npuzzle {
+
+absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, const HeuristicOptions& options) {
+  absl::StatusOr<PatternGroups> groups =
+      ResolvePatternGroups(puzzle.goal(), options.pdb_preset, options.pdb_groups);
+  if (!groups.ok()) return groups.status();
+
+  PatternDatabase db(puzzle);
+  db.group_tiles_ = *groups;
+  db.group_of_.fill(-1);
+  for (size_t g = 0; g < groups->size(); ++g) {
+    for (int t : (*groups)[g]) db.group_of_[t] = static_cast<int8_t>(g);
+  }
+
+  // Transposing maps the goal to itself once tiles are renamed goal[c] ->
+  // goal[transpose(c)], provided the blank keeps its cell.
+  const int side = puzzle.rows();
+  const int goal_blank = puzzle.GoalCell(0);
+  db.mirrored_ = options.pdb_mirror && puzzle.rows() == puzzle.cols() &&
+                 goal_blank / side == goal_blank % side;
+  std::array<uint8_t, kMaxCells> mirror_name{};  // tile -> its name on the transposed board
+  for (int c = 0; c < puzzle.cells(); ++c) {
+    db.transpose_[c] = static_cast<uint8_t>(puzzle.Col(c) * puzzle.cols() + puzzle.Row(c));
+  }
+  if (db.mirrored_) {
+    for (int c = 0; c < puzzle.cells(); ++c) {
+      mirror_name[puzzle.goal().at(c)] = static_cast<uint8_t>(puzzle.goal().at(db.transpose_[c]));
+    }
+  }
+  db.mirror_group_of_.fill(-1);
+  for (int t = 1; t < puzzle.cells() && db.mirrored_; ++t) db.mirror_group_of_[t] = db.group_of_[mirror_name[t]];
+
+  PdbBuildOptions build{options.pdb_build_threads, options.on_message};
+  PdbStore& store = PdbStore::ForDirectory(options.pdb_dir);
+  for (const std::vector<int>& tiles : *groups) {
+    absl::StatusOr<std::shared_ptr<const PatternTable>> table = store.Table({puzzle.goal(), tiles}, build);
+    if (!table.ok()) return table.status();
+    Group group{{}, {}, PlacementIndexer(puzzle.cells(), static_cast<int>(tiles.size())), *std::move(table)};
+    for (int t : tiles) {
+      group.tiles.push_back(static_cast<uint8_t>(t));
+      if (db.mirrored_) {
+        // The original tile whose mirror image is t.
+        for (int u = 1; u < puzzle.cells(); ++u) {
+          if (mirror_name[u] == t) group.mirror_tiles.push_back(static_cast<uint8_t>(u));
+        }
+      }
+    }
+    db.groups_.push_back(std::move(group));
+  }
+  return db;
+}
+
+}  // namespace npuzzle

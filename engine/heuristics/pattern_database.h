@@ -1,0 +1,131 @@
+// Additive disjoint pattern databases (Korf & Felner 2002): each group's
+// table gives the moves its tiles need, and the groups' values add up; tiles
+// in no group add their Manhattan distance. On a square board whose goal
+// blank lies on the main diagonal, the board transposed (with tiles renamed
+// so the goal maps to itself) is just as far from the goal, so it is looked
+// up in the same tables and the larger sum is used. A move re-ranks only the
+// group holding the moved tile (and its mirror group).
+//
+// Admissible but not consistent: a table keeps each placement's minimum
+// over blank positions, so after a move the value may come from a blank
+// position other than the one the blank is in, and drop by more than one.
+// A* reopens states for this; IDA* needs only admissibility.
+#ifndef NPUZZLE_ENGINE_HEURISTICS_PATTERN_DATABASE_H_
+#define NPUZZLE_ENGINE_HEURISTICS_PATTERN_DATABASE_H_
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/heuristic_options.h"
+#include "engine/heuristics/manhattan.h"
+#include "engine/pdb/pattern_groups.h"
+#include "engine/pdb/pattern_table.h"
+#include "engine/pdb/placement.h"
+#include "engine/puzzle.h"
+
+namespace npuzzle {
+
+class PatternDatabase {
+ public:
+  struct Node {
+    std::array<uint8_t, kMaxPatternGroups> value{};   // per group
+    std::array<uint8_t, kMaxPatternGroups> mirror{};  // per group, transposed board
+    int16_t sum = 0;
+    int16_t mirror_sum = 0;
+  };
+
+  // Resolves the groups and gets their tables (loading or building them).
+  static absl::StatusOr<PatternDatabase> Create(const Puzzle& puzzle, const HeuristicOptions& options);
+
+  Node Start(const Tiles& s) const {
+    Node n;
+    for (int t = 1; t < cells_; ++t) {
+      if (group_of_[t] < 0) n.sum = static_cast<int16_t>(n.sum + manhattan_.Distance(t, s.pos[t]));
+      if (mirrored_ && mirror_group_of_[t] < 0) {
+        n.mirror_sum = static_cast<int16_t>(n.mirror_sum + manhattan_.Distance(t, s.pos[t]));
+      }
+    }
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      n.value[g] = Lookup(g, s, 0, -1);
+      n.sum = static_cast<int16_t>(n.sum + n.value[g]);
+      if (mirrored_) {
+        n.mirror[g] = LookupMirror(g, s, 0, -1);
+        n.mirror_sum = static_cast<int16_t>(n.mirror_sum + n.mirror[g]);
+      }
+    }
+    return n;
+  }
+
+  Node Move(const Tiles& s, const Node& n, int tile, int from, int to) const {
+    Node m = n;
+    const int g = group_of_[tile];
+    if (g >= 0) {
+      const uint8_t v = Lookup(g, s, tile, to);
+      m.sum = static_cast<int16_t>(m.sum + v - m.value[g]);
+      m.value[g] = v;
+    } else {
+      m.sum = static_cast<int16_t>(m.sum + manhattan_.Distance(tile, to) - manhattan_.Distance(tile, from));
+    }
+    if (mirrored_) {
+      const int mg = mirror_group_of_[tile];
+      if (mg >= 0) {
+        const uint8_t v = LookupMirror(mg, s, tile, to);
+        m.mirror_sum = static_cast<int16_t>(m.mirror_sum + v - m.mirror[mg]);
+        m.mirror[mg] = v;
+      } else {
+        m.mirror_sum = static_cast<int16_t>(m.mirror_sum + manhattan_.Distance(tile, to) -
+                                            manhattan_.Distance(tile, from));
+      }
+    }
+    return m;
+  }
+
+  static int Value(const Node& n) { return std::max(n.sum, n.mirror_sum); }
+
+  const PatternGroups& groups() const { return group_tiles_; }
+  bool mirrored() const { return mirrored_; }
+
+ private:
+  struct Group {
+    std::vector<uint8_t> tiles;         // the group's tiles, in table order
+    std::vector<uint8_t> mirror_tiles;  // the tiles that play them on the transposed board
+    PlacementIndexer indexer;
+    std::shared_ptr<const PatternTable> table;
+  };
+
+  explicit PatternDatabase(const Puzzle& puzzle) : cells_(puzzle.cells()), manhattan_(puzzle) {}
+
+  // The value of group g with `tile` (0: none) moved to `to`.
+  uint8_t Lookup(size_t g, const Tiles& s, int tile, int to) const {
+    const Group& group = groups_[g];
+    return (*group.table)[group.indexer.RankBy([&](int i) {
+      const int t = group.tiles[i];
+      return t == tile ? to : s.pos[t];
+    })];
+  }
+
+  uint8_t LookupMirror(size_t g, const Tiles& s, int tile, int to) const {
+    const Group& group = groups_[g];
+    return (*group.table)[group.indexer.RankBy([&](int i) {
+      const int t = group.mirror_tiles[i];
+      return transpose_[t == tile ? to : s.pos[t]];
+    })];
+  }
+
+  int cells_;
+  Manhattan manhattan_;
+  bool mirrored_ = false;
+  PatternGroups group_tiles_;
+  std::vector<Group> groups_;
+  std::array<int8_t, kMaxCells> group_of_{};         // -1: in no group
+  std::array<int8_t, kMaxCells> mirror_group_of_{};  // the group a tile's mirror image is in
+  std::array<uint8_t, kMaxCells> transpose_{};       // cell (r, c) -> (c, r)
+};
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_ENGINE_HEURISTICS_PATTERN_DATABASE_H_

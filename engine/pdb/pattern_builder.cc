@@ -1,0 +1,300 @@
+#include "engine/pdb/pattern_builder.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <atomic>
+#include <span>
+#include <thread>
+
+#include "absl/time/clock.h"
+#include "engine/pdb/placement.h"
+
+namespace npuzzle {
+namespace {
+
+// The abstract space: a placement of the pattern's tiles plus the connected
+// region of free cells the blank is in. Moving the blank inside its region
+// moves only other tiles, which costs nothing, so every remaining edge
+// (a pattern tile sliding into the region) costs one and plain
+// breadth-first search by layers gives exact distances. A state is stored
+// as placement rank x (number of free cells) + the index, among the free
+// cells, of its region's lowest cell; each takes two bits:
+constexpr uint64_t kUnseen = 0;
+constexpr uint64_t kClosed = 3;
+// and 1 or 2 for "in the layer being expanded" / "in the next layer",
+// swapping roles each layer so no pass is needed to promote one to the
+// other.
+constexpr uint64_t kStatesPerWord = 32;
+constexpr uint64_t kFieldLowBits = 0x5555555555555555ull;
+constexpr uint64_t kWordsPerChunk = uint64_t{1} << 14;
+
+// Zeroed words in anonymous memory, on huge pages where the kernel allows:
+// the successors of a state land all over a table of up to a gigabyte,
+// and 4 KiB pages would spend much of the build on TLB misses.
+class HugeWords {
+ public:
+  explicit HugeWords(uint64_t count) : bytes_(std::max<uint64_t>(count * 8, 8)) {
+    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) std::abort();
+    madvise(p, bytes_, MADV_HUGEPAGE);
+    words_ = std::span<uint64_t>(static_cast<uint64_t*>(p), count);
+  }
+  ~HugeWords() { munmap(words_.data(), bytes_); }
+  HugeWords(const HugeWords&) = delete;
+  HugeWords& operator=(const HugeWords&) = delete;
+
+  uint64_t& operator[](uint64_t i) { return words_[i]; }
+  uint64_t size() const { return words_.size(); }
+
+ private:
+  uint64_t bytes_;
+  std::span<uint64_t> words_;
+};
+
+class Geometry {
+ public:
+  Geometry(int rows, int cols) : cols_(cols) {
+    const int cells = rows * cols;
+    board_ = cells == 64 ? ~CellMask{0} : CellBit(cells) - 1;
+    for (int c = 0; c < cells; ++c) {
+      if (c % cols != 0) not_left_ |= CellBit(c);
+      if (c % cols != cols - 1) not_right_ |= CellBit(c);
+      const int r = c / cols, k = c % cols;
+      if (r > 0) neighbors_[c] |= CellBit(c - cols);
+      if (r + 1 < rows) neighbors_[c] |= CellBit(c + cols);
+      if (k > 0) neighbors_[c] |= CellBit(c - 1);
+      if (k + 1 < cols) neighbors_[c] |= CellBit(c + 1);
+    }
+    // Small boards answer every region question from a table: flood fills
+    // were a third of the work of building the 15-puzzle's tables.
+    if (cells <= kTabulatedCells) {
+      regions_.resize((size_t{1} << cells) * cells);
+      for (CellMask free = 0; free <= board_; ++free) {
+        for (int c = 0; c < cells; ++c) {
+          if ((free >> c) & 1) regions_[free * cells + c] = static_cast<uint16_t>(Flood(CellBit(c), free));
+        }
+      }
+      cells_ = cells;
+    }
+  }
+
+  CellMask board() const { return board_; }
+  CellMask Neighbors(int cell) const { return neighbors_[cell]; }
+
+  // The cells of `free` connected to `cell` (which must be in `free`).
+  CellMask Region(int cell, CellMask free) const {
+    return regions_.empty() ? Flood(CellBit(cell), free) : regions_[free * cells_ + cell];
+  }
+
+ private:
+  static constexpr int kTabulatedCells = 16;
+
+  CellMask Flood(CellMask seed, CellMask free) const {
+    CellMask region = seed, before;
+    do {
+      before = region;
+      region |= ((region << 1) & not_left_) | ((region >> 1) & not_right_) | (region << cols_) |
+                (region >> cols_);
+      region &= free;
+    } while (region != before);
+    return region;
+  }
+
+  int cols_;
+  int cells_ = 0;
+  CellMask board_ = 0, not_left_ = 0, not_right_ = 0;
+  CellMask neighbors_[64] = {};
+  std::vector<uint16_t> regions_;  // [free set][cell], boards of up to 16 cells
+};
+
+class Builder {
+ public:
+  Builder(const Board& goal, const std::vector<int>& group, const PatternBuildOptions& options)
+      : geometry_(goal.rows(), goal.cols()),
+        indexer_(goal.cells(), static_cast<int>(group.size())),
+        free_cells_(goal.cells() - static_cast<int>(group.size())),
+        states_(indexer_.size() * free_cells_),
+        codes_((states_ + kStatesPerWord - 1) / kStatesPerWord),
+        distance_(indexer_.size(), 0xff),
+        options_(options) {
+    uint8_t home[64];
+    for (size_t i = 0; i < group.size(); ++i) {
+      home[i] = static_cast<uint8_t>(std::find(goal.tiles().begin(), goal.tiles().end(), group[i]) -
+                                     goal.tiles().begin());
+    }
+    Mark(StateOf(indexer_.Rank(home), home, CellBit(goal.blank())), /*code=*/1);
+  }
+
+  std::vector<uint8_t> Run() {
+    const absl::Time start = absl::Now();
+    uint64_t expanded = 0;
+    for (int depth = 0;; ++depth) {
+      const uint64_t current = depth % 2 == 0 ? 1 : 2;
+      next_chunk_ = 0;
+      layer_expanded_ = 0;
+      layer_discovered_ = 0;
+      std::vector<std::thread> threads;
+      for (int t = 1; t < options_.threads; ++t) threads.emplace_back([&] { Work(depth, current); });
+      Work(depth, current);
+      for (std::thread& t : threads) t.join();
+      expanded += layer_expanded_;
+      if (options_.on_layer) {
+        options_.on_layer({depth, expanded, states_, absl::Now() - start});
+      }
+      if (layer_discovered_ == 0) break;
+    }
+    return std::move(distance_);
+  }
+
+ private:
+  // The state of a placement (`cells`, the group's tiles in order) with the
+  // blank somewhere in `blank_side`.
+  uint64_t StateOf(uint64_t rank, const uint8_t* cells, CellMask blank_side) const {
+    CellMask placed = 0;
+    for (int i = 0; i < indexer_.tiles(); ++i) placed |= CellBit(cells[i]);
+    const CellMask free = geometry_.board() & ~placed;
+    const CellMask region = geometry_.Region(std::countr_zero(blank_side), free);
+    const int lowest = std::countr_zero(region);
+    return rank * free_cells_ + std::popcount(free & CellsBelow(lowest));
+  }
+
+  // Sets an unseen state's code; false if it already had one.
+  bool Mark(uint64_t state, uint64_t code) {
+    std::atomic_ref<uint64_t> word(codes_[state / kStatesPerWord]);
+    const int shift = static_cast<int>(state % kStatesPerWord) * 2;
+    uint64_t old = word.load(std::memory_order_relaxed);
+    while (((old >> shift) & 3) == kUnseen) {
+      if (word.compare_exchange_weak(old, old | (code << shift), std::memory_order_relaxed)) return true;
+    }
+    return false;
+  }
+
+  void Work(int depth, uint64_t current) {
+    const uint64_t next = 3 - current;
+    const uint64_t words = codes_.size();
+    uint64_t expanded = 0, discovered = 0;
+    Pending pending[2];
+    int turn = 0;
+    for (;;) {
+      const uint64_t begin = next_chunk_.fetch_add(kWordsPerChunk);
+      if (begin >= words) break;
+      const uint64_t end = std::min(words, begin + kWordsPerChunk);
+      for (uint64_t w = begin; w < end; ++w) {
+        std::atomic_ref<uint64_t> word(codes_[w]);
+        const uint64_t x = word.load(std::memory_order_relaxed) ^ (current * kFieldLowBits);
+        uint64_t in_layer = ~(x | (x >> 1)) & kFieldLowBits;  // fields equal to `current`
+        if (in_layer == 0) continue;
+        const uint64_t close = in_layer * kClosed;
+        // Walk the word's states in order, stepping (rank, slot) without
+        // dividing for each one.
+        const uint64_t first = w * kStatesPerWord;
+        uint64_t rank = first / free_cells_;
+        int slot = static_cast<int>(first % free_cells_);
+        int at = 0;
+        while (in_layer != 0) {
+          const int field = std::countr_zero(in_layer) / 2;
+          in_layer &= in_layer - 1;
+          for (slot += field - at, at = field; slot >= free_cells_; slot -= free_cells_) ++rank;
+          discovered += Expand(rank, slot, depth, next, pending[turn], pending[turn ^ 1]);
+          turn ^= 1;
+          ++expanded;
+        }
+        word.fetch_or(close, std::memory_order_relaxed);
+      }
+    }
+    discovered += pending[turn ^ 1].MarkAll(*this, next);
+    layer_expanded_ += expanded;
+    layer_discovered_ += discovered;
+  }
+
+  // Successors waiting to be marked. Marking touches words far apart in a
+  // table of up to a gigabyte, so each expansion prefetches its successors'
+  // words and marks the previous expansion's, whose cache lines have had a
+  // whole expansion's time to arrive.
+  struct Pending {
+    uint64_t states[4 * 64];
+    int count = 0;
+
+    uint64_t MarkAll(Builder& builder, uint64_t code) {
+      uint64_t marked = 0;
+      for (int i = 0; i < count; ++i) marked += builder.Mark(states[i], code);
+      count = 0;
+      return marked;
+    }
+  };
+
+  // Records the placement's distance, queues the state's successors in
+  // `fresh` and marks the ones `earlier` holds; returns how many it marked.
+  uint64_t Expand(uint64_t rank, int slot, int depth, uint64_t next, Pending& fresh, Pending& earlier) {
+    const int tiles = indexer_.tiles();
+    uint8_t cells[64], digit[64];
+    indexer_.Unrank(rank, cells, digit);
+    CellMask placed = 0;
+    for (int i = 0; i < tiles; ++i) placed |= CellBit(cells[i]);
+    const CellMask free = geometry_.board() & ~placed;
+    const CellMask region = geometry_.Region(PlacementIndexer::SelectBit(free, slot), free);
+
+    // Layers are expanded in order, so the first layer to reach a placement
+    // (through any blank region) holds its distance. Several threads may
+    // write the same value.
+    std::atomic_ref<uint8_t> distance(distance_[rank]);
+    if (distance.load(std::memory_order_relaxed) == 0xff) {
+      distance.store(static_cast<uint8_t>(depth), std::memory_order_relaxed);
+    }
+
+    // A successor moves tile i from p_i to `to`. Digits before i keep their
+    // value; digit i is recomputed; each later digit j changes by
+    // [p_i < p_j] - [to < p_j], as tile i stops or starts counting below
+    // p_j. So the successor's rank is a small correction to this one's.
+    fresh.count = 0;
+    CellMask earlier_cells = 0;
+    for (int i = 0; i < tiles; ++i) {
+      const int from = cells[i];
+      uint64_t later_above_from = 0;
+      for (int j = i + 1; j < tiles; ++j) later_above_from += indexer_.weight(j) * (from < cells[j]);
+      const uint64_t base = rank - digit[i] * indexer_.weight(i) + later_above_from;
+      for (CellMask targets = geometry_.Neighbors(from) & region; targets != 0; targets &= targets - 1) {
+        const int to = std::countr_zero(targets);
+        uint64_t later_above_to = 0;
+        for (int j = i + 1; j < tiles; ++j) later_above_to += indexer_.weight(j) * (to < cells[j]);
+        const uint64_t child_rank =
+            base + (to - std::popcount(earlier_cells & CellsBelow(to))) * indexer_.weight(i) - later_above_to;
+        // The tile left `from`: that is where the blank stands now.
+        const CellMask child_free = (free | CellBit(from)) & ~CellBit(to);
+        const CellMask child_region = geometry_.Region(from, child_free);
+        const int lowest = std::countr_zero(child_region);
+        const uint64_t child = child_rank * free_cells_ + std::popcount(child_free & CellsBelow(lowest));
+        __builtin_prefetch(&codes_[child / kStatesPerWord], 1);
+        fresh.states[fresh.count++] = child;
+      }
+      earlier_cells |= CellBit(from);
+    }
+    return earlier.MarkAll(*this, next);
+  }
+
+  const Geometry geometry_;
+  const PlacementIndexer indexer_;
+  const int free_cells_;
+  const uint64_t states_;
+  HugeWords codes_;
+  std::vector<uint8_t> distance_;
+  const PatternBuildOptions& options_;
+  std::atomic<uint64_t> next_chunk_{0};
+  std::atomic<uint64_t> layer_expanded_{0};
+  std::atomic<uint64_t> layer_discovered_{0};
+};
+
+}  // namespace
+
+uint64_t PatternBuildScratchBytes(int cells, int group_size) {
+  const PlacementIndexer indexer(cells, group_size);
+  return (indexer.size() * (cells - group_size) + kStatesPerWord - 1) / kStatesPerWord * 8;
+}
+
+std::vector<uint8_t> BuildPatternDistances(const Board& goal, const std::vector<int>& group,
+                                           const PatternBuildOptions& options) {
+  return Builder(goal, group, options).Run();
+}
+
+}  // namespace npuzzle

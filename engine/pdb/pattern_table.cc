@@ -1,0 +1,173 @@
+#include "engine/pdb/pattern_table.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "engine/pdb/pattern_groups.h"
+
+namespace npuzzle {
+namespace {
+
+constexpr char kMagic[8] = {'N', 'P', 'Z', 'P', 'D', 'B', '\n', '\0'};
+constexpr uint32_t kFormatVersion = 1;
+// The data starts on a page boundary so it can be mapped as it lies.
+constexpr uint64_t kDataOffset = 4096;
+
+struct Header {
+  char magic[8];
+  uint32_t version;
+  uint32_t rows;
+  uint32_t cols;
+  uint32_t group_size;
+  uint8_t goal[kMaxCells];
+  uint8_t group[kMaxCells];
+  uint64_t entries;
+  uint32_t data_crc;
+  uint32_t header_crc;  // of every field above
+};
+
+Header MakeHeader(const PatternKey& key, uint64_t entries, uint32_t data_crc) {
+  Header h;
+  std::memset(&h, 0, sizeof h);
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.version = kFormatVersion;
+  h.rows = key.goal.rows();
+  h.cols = key.goal.cols();
+  h.group_size = static_cast<uint32_t>(key.group.size());
+  for (int c = 0; c < key.goal.cells(); ++c) h.goal[c] = static_cast<uint8_t>(key.goal.at(c));
+  for (size_t i = 0; i < key.group.size(); ++i) h.group[i] = static_cast<uint8_t>(key.group[i]);
+  h.entries = entries;
+  h.data_crc = data_crc;
+  h.header_crc = static_cast<uint32_t>(crc32_z(0, reinterpret_cast<const Bytef*>(&h), offsetof(Header, header_crc)));
+  return h;
+}
+
+// CRC32 of a large buffer on all cores: slices are summed in parallel and
+// joined with crc32_combine, giving the same value as one pass.
+uint32_t Crc(const uint8_t* data, uint64_t size) {
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  if (size < (uint64_t{64} << 20) || threads == 1) {
+    return static_cast<uint32_t>(crc32_z(0, data, size));
+  }
+  const uint64_t slice = size / threads;
+  std::vector<uLong> crcs(threads);
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      const uint64_t begin = t * slice;
+      const uint64_t end = t + 1 == threads ? size : begin + slice;
+      crcs[t] = crc32_z(0, data + begin, end - begin);
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  uLong crc = crcs[0];
+  for (unsigned t = 1; t < threads; ++t) {
+    const uint64_t length = t + 1 == threads ? size - t * slice : slice;
+    crc = crc32_combine64(crc, crcs[t], static_cast<z_off64_t>(length));
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+absl::Status Damaged(const std::string& path, absl::string_view why) {
+  return absl::DataLossError(absl::StrCat("pattern table ", path, " is unusable: ", why));
+}
+
+}  // namespace
+
+std::string PatternKey::FileName() const {
+  std::vector<uint8_t> goal_bytes(goal.tiles().begin(), goal.tiles().end());
+  const uLong goal_crc = crc32_z(0, goal_bytes.data(), goal_bytes.size());
+  return absl::StrFormat("pdb-%s-%08x-%s.bin", goal.Dimensions(), goal_crc, absl::StrJoin(group, "_"));
+}
+
+std::string PatternKey::Describe() const {
+  return absl::StrCat(goal.Dimensions(), " goal ", goal.ToString(), " tiles ", absl::StrJoin(group, ","));
+}
+
+PatternTable::~PatternTable() {
+  if (mapping_ != nullptr) munmap(mapping_, mapping_bytes_);
+}
+
+std::shared_ptr<const PatternTable> PatternTable::FromBytes(std::vector<uint8_t> bytes) {
+  std::shared_ptr<PatternTable> t(new PatternTable);
+  t->owned_ = std::move(bytes);
+  t->data_ = t->owned_.data();
+  t->size_ = t->owned_.size();
+  return t;
+}
+
+absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std::string& path,
+                                                                       const PatternKey& key) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::NotFoundError(absl::StrCat("no pattern table at ", path));
+  struct stat st;
+  Header h;
+  const bool read_ok = fstat(fd, &st) == 0 && pread(fd, &h, sizeof h, 0) == static_cast<ssize_t>(sizeof h);
+  if (!read_ok) {
+    close(fd);
+    return Damaged(path, "shorter than its header");
+  }
+  const uint64_t entries = PatternEntries(key.goal.cells(), static_cast<int>(key.group.size()));
+  const Header expected = MakeHeader(key, entries, h.data_crc);
+  absl::Status problem;
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) {
+    problem = Damaged(path, "not a pattern table");
+  } else if (h.version != kFormatVersion) {
+    problem = Damaged(path, absl::StrCat("format version ", h.version, ", expected ", kFormatVersion));
+  } else if (h.header_crc != static_cast<uint32_t>(crc32_z(0, reinterpret_cast<const Bytef*>(&h),
+                                                           offsetof(Header, header_crc)))) {
+    problem = Damaged(path, "header checksum mismatch");
+  } else if (std::memcmp(&h, &expected, offsetof(Header, data_crc)) != 0) {
+    problem = Damaged(path, absl::StrCat("made for another board, goal or group (wanted ", key.Describe(), ")"));
+  } else if (static_cast<uint64_t>(st.st_size) != kDataOffset + entries) {
+    problem = Damaged(path, absl::StrFormat("size %d bytes, expected %d", st.st_size, kDataOffset + entries));
+  }
+  if (!problem.ok()) {
+    close(fd);
+    return problem;
+  }
+  void* map = mmap(nullptr, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) return absl::InternalError(absl::StrCat("cannot map ", path, ": ", std::strerror(errno)));
+  std::shared_ptr<PatternTable> t(new PatternTable);
+  t->mapping_ = map;
+  t->mapping_bytes_ = st.st_size;
+  t->data_ = static_cast<const uint8_t*>(map) + kDataOffset;
+  t->size_ = entries;
+  madvise(map, st.st_size, MADV_WILLNEED);
+  if (Crc(t->data_, entries) != h.data_crc) return Damaged(path, "data checksum mismatch");
+  return std::shared_ptr<const PatternTable>(std::move(t));
+}
+
+absl::Status PatternTable::Save(const std::string& path, const PatternKey& key) const {
+  const std::string temp = absl::StrCat(path, ".tmp.", getpid());
+  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot write ", temp, ": ", std::strerror(errno)));
+  const Header h = MakeHeader(key, size_, Crc(data_, size_));
+  std::vector<uint8_t> head(kDataOffset, 0);
+  std::memcpy(head.data(), &h, sizeof h);
+  bool ok = write(fd, head.data(), head.size()) == static_cast<ssize_t>(head.size());
+  for (uint64_t done = 0; ok && done < size_;) {
+    const ssize_t n = write(fd, data_ + done, std::min<uint64_t>(size_ - done, 1 << 26));
+    ok = n > 0;
+    done += ok ? n : 0;
+  }
+  ok = ok && fsync(fd) == 0;
+  close(fd);
+  if (!ok || rename(temp.c_str(), path.c_str()) != 0) {
+    unlink(temp.c_str());
+    return absl::InternalError(absl::StrCat("cannot write ", path, ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace npuzzle

@@ -1,0 +1,65 @@
+// PatternTable: one group's distances, either just built (in memory) or
+// mapped read-only from its cache file, which several processes can share.
+// The file carries a header naming the board shape, goal and group plus a
+// CRC32 of the data; a file that does not match in every respect is
+// reported and never used.
+#ifndef NPUZZLE_ENGINE_PDB_PATTERN_TABLE_H_
+#define NPUZZLE_ENGINE_PDB_PATTERN_TABLE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/board.h"
+
+namespace npuzzle {
+
+// What a table is for: the board shape and goal, and the group's tiles.
+struct PatternKey {
+  Board goal;
+  std::vector<int> group;  // ascending
+
+  // "pdb-4x4-<goal hash>-<group>.bin": readable, and distinct for
+  // distinct keys up to a hash collision, which the header check catches.
+  std::string FileName() const;
+  std::string Describe() const;  // "4x4 goal 0 1 2 ... group 1,2,3"
+};
+
+class PatternTable {
+ public:
+  PatternTable(const PatternTable&) = delete;
+  PatternTable& operator=(const PatternTable&) = delete;
+  ~PatternTable();
+
+  static std::shared_ptr<const PatternTable> FromBytes(std::vector<uint8_t> bytes);
+
+  // NotFound when there is no file; DataLoss, with the reason, when the
+  // file is truncated, corrupt or made for another key.
+  static absl::StatusOr<std::shared_ptr<const PatternTable>> Load(const std::string& path,
+                                                                  const PatternKey& key);
+
+  // Writes to a temporary file and renames it into place, so readers
+  // never see half a table.
+  absl::Status Save(const std::string& path, const PatternKey& key) const;
+
+  uint8_t operator[](uint64_t index) const { return data_[index]; }
+  const uint8_t* data() const { return data_; }
+  uint64_t size() const { return size_; }
+  bool mapped() const { return mapping_ != nullptr; }
+
+ private:
+  PatternTable() = default;
+
+  const uint8_t* data_ = nullptr;
+  uint64_t size_ = 0;
+  std::vector<uint8_t> owned_;
+  void* mapping_ = nullptr;  // the whole file, when loaded
+  uint64_t mapping_bytes_ = 0;
+};
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_ENGINE_PDB_PATTERN_TABLE_H_

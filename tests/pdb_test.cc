@@ -1,0 +1,318 @@
+// Pattern databases: exact on the 8-puzzle, admissible against exhaustive
+// BFS, optimal on Korf's instances, and a cache that
+// never trusts a damaged or foreign file.
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "engine/board_parser.h"
+#include "engine/goals.h"
+#include "engine/heuristics/pattern_database.h"
+#include "engine/instances.h"
+#include "engine/pdb/pattern_groups.h"
+#include "engine/pdb/pdb_store.h"
+#include "engine/pdb/placement.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/exhaustive.h"
+#include "tests/process_util.h"
+#include "tests/solve_util.h"
+
+namespace npuzzle {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::ExhaustiveDistances;
+
+// Tables shared by the test processes (built once, under the store's file
+// lock), as a fleet of workers would share them.
+HeuristicOptions SharedTables(const std::string& preset = "", const std::string& groups = "") {
+  HeuristicOptions o;
+  o.pdb_preset = preset;
+  o.pdb_groups = groups;
+  o.pdb_dir = NPUZZLE_TEST_PDB_DIR;
+  return o;
+}
+
+TEST(PlacementIndexer, RankIsABijection) {
+  for (auto [cells, tiles] : {std::pair{6, 3}, {9, 8}, {9, 1}, {10, 4}}) {
+    const PlacementIndexer indexer(cells, tiles);
+    std::set<uint64_t> seen;
+    std::vector<uint8_t> placement(tiles);
+    for (uint64_t r = 0; r < indexer.size(); ++r) {
+      indexer.Unrank(r, placement.data());
+      ASSERT_EQ(indexer.Rank(placement.data()), r);
+      ASSERT_TRUE(seen.insert(r).second);
+      ASSERT_EQ(std::set<uint8_t>(placement.begin(), placement.end()).size(), static_cast<size_t>(tiles));
+    }
+  }
+  const PlacementIndexer big(25, 6);
+  EXPECT_EQ(big.size(), 127512000u);
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 1000; ++i) {
+    const uint64_t r = rng() % big.size();
+    uint8_t placement[6];
+    big.Unrank(r, placement);
+    EXPECT_EQ(big.Rank(placement), r);
+  }
+}
+
+TEST(PatternGroups, PresetsFollowTheGoal) {
+  const Board blank_first = *GoalPreset("blank-first", 4, 4);
+  const Board standard = *GoalPreset("standard", 4, 4);
+  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(blank_first, "7-8", "")),
+            "1,2,3,4,5,6,7/8,9,10,11,12,13,14,15");
+  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(standard, "7-8", "")),
+            "1,2,3,4,5,6,7,8/9,10,11,12,13,14,15");
+  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(blank_first, "6-6-3", "")),
+            "1,2,3/4,5,8,9,12,13/6,7,10,11,14,15");
+  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(blank_first, "5-5-5", "")),
+            "1,2,3,6,7/4,5,8,9,12/10,11,13,14,15");
+  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(*GoalPreset("blank-first", 5, 5), "6-6-6-6", "")),
+            "1,2,5,6,7,12/3,4,8,9,13,14/10,11,15,16,20,21/17,18,19,22,23,24");
+  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(*GoalPreset("standard", 3, 3), "", "")),
+            "1,2,3,4,5,6,7,8");
+  // Any board gets groups; an 8x8 one leaves the rest to Manhattan.
+  const PatternGroups big = *ResolvePatternGroups(*GoalPreset("standard", 8, 8), "", "");
+  EXPECT_LE(big.size(), kMaxPatternGroups);
+}
+
+TEST(PatternGroups, ErrorsNameTheProblem) {
+  const Board goal = *GoalPreset("standard", 4, 4);
+  EXPECT_THAT(ResolvePatternGroups(goal, "7-7", "").status().message(), HasSubstr("unknown pattern preset '7-7'"));
+  EXPECT_THAT(ResolvePatternGroups(goal, "6-6-6-6", "").status().message(),
+              HasSubstr("pattern preset 6-6-6-6 is for 5x5 boards, not 4x4"));
+  EXPECT_THAT(ResolvePatternGroups(goal, "", "1,2,3/3,4").status().message(),
+              HasSubstr("tile 3 is in pattern groups 1 and 2"));
+  EXPECT_THAT(ResolvePatternGroups(goal, "", "1,2,16").status().message(),
+              HasSubstr("names tile 16, which a 4x4 board does not have"));
+  EXPECT_THAT(ResolvePatternGroups(goal, "", "1,2,x").status().message(), HasSubstr("'x' is not a tile number"));
+  EXPECT_THAT(ResolvePatternGroups(goal, "", "1,2,3,4,5,6,7,8,9").status().message(),
+              HasSubstr("its table would need more than"));
+  EXPECT_THAT(ResolvePatternGroups(goal, "7-8", "1,2").status().message(), HasSubstr("not both"));
+}
+
+// The heuristic's value of every reachable board against its true distance,
+// and the incremental update against evaluation from scratch.
+void CheckAgainstBfs(const Board& goal, const HeuristicOptions& options, bool exact) {
+  const ExhaustiveDistances oracle(goal);
+  const Puzzle puzzle(goal);
+  absl::StatusOr<PatternDatabase> db = PatternDatabase::Create(puzzle, options);
+  ASSERT_TRUE(db.ok()) << db.status();
+  int checked = 0;
+  oracle.ForEachBoard([&](const std::vector<int>& tiles, int distance) {
+    if (distance < 0) return;
+    const Tiles s = Puzzle::ToTiles(*Board::Create(goal.rows(), goal.cols(), tiles));
+    const int h = PatternDatabase::Value(db->Start(s));
+    if (exact) {
+      ASSERT_EQ(h, distance);
+    } else {
+      ASSERT_LE(h, distance);
+    }
+    for (int d = 0; d < kNumDirs; ++d) {
+      const int to = puzzle.Neighbor(s.blank(), static_cast<Dir>(d));
+      if (to < 0) continue;
+      Tiles child = s;
+      child.MoveBlank(to);
+      const int child_h = PatternDatabase::Value(db->Move(s, db->Start(s), s.at[to], to, s.blank()));
+      ASSERT_EQ(child_h, PatternDatabase::Value(db->Start(child)));
+    }
+    ++checked;
+  });
+  EXPECT_EQ(checked, oracle.reachable());
+}
+
+TEST(PatternDatabase, EightPuzzleTableIsExact) {
+  testing::TempDir dir;
+  HeuristicOptions o;
+  o.pdb_dir = dir.path();
+  for (const char* goal : {"standard", "snail"}) CheckAgainstBfs(*GoalPreset(goal, 3, 3), o, /*exact=*/true);
+}
+
+TEST(PatternDatabase, AdmissibleOnSmallBoards) {
+  testing::TempDir dir;
+  struct Case {
+    Board goal;
+    const char* groups;
+  };
+  for (const Case& c : {Case{*GoalPreset("standard", 3, 3), "1,2,3,4/5,6,7,8"},
+                        Case{*GoalPreset("blank-first", 3, 3), "1,3,5,7/2,4,6,8"},
+                        Case{*GoalPreset("snail", 3, 3), "1,2,3/4,5,6/7,8"},
+                        Case{*GoalPreset("standard", 2, 5), "1,2,3/4,5,6/7,8,9"},
+                        Case{*GoalPreset("snail", 2, 5), "1,2,3,4,5"},  // the rest by Manhattan
+                        Case{*GoalPreset("standard", 4, 2), "1,2,3,4/5,6,7"}}) {
+    for (bool mirror : {true, false}) {
+      HeuristicOptions o;
+      o.pdb_dir = dir.path();
+      o.pdb_groups = c.groups;
+      o.pdb_mirror = mirror;
+      CheckAgainstBfs(c.goal, o, /*exact=*/false);
+    }
+  }
+}
+
+TEST(PatternDatabase, IncrementalUpdatesMatchFromScratch) {
+  std::mt19937_64 rng(3);
+  for (const char* goal_name : {"blank-first", "standard", "snail"}) {
+    const Board goal = *GoalPreset(goal_name, 4, 4);
+    const Puzzle puzzle(goal);
+    absl::StatusOr<PatternDatabase> db = PatternDatabase::Create(puzzle, SharedTables("5-5-5"));
+    ASSERT_TRUE(db.ok()) << db.status();
+    EXPECT_EQ(db->mirrored(), std::string(goal_name) != "snail");
+    Tiles s = Puzzle::ToTiles(RandomSolvableBoard(goal, rng));
+    PatternDatabase::Node node = db->Start(s);
+    for (int step = 0; step < 20000; ++step) {
+      int to;
+      do to = puzzle.Neighbor(s.blank(), static_cast<Dir>(rng() % kNumDirs));
+      while (to < 0);
+      node = db->Move(s, node, s.at[to], to, s.blank());
+      s.MoveBlank(to);
+      ASSERT_EQ(PatternDatabase::Value(node), PatternDatabase::Value(db->Start(s))) << step;
+    }
+  }
+}
+
+struct Korf {
+  int id, length;
+  Board start;
+};
+
+std::vector<Korf> LoadKorf100() {
+  std::ifstream in(testing::DataPath("korf100.txt"));
+  std::vector<Korf> out;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream f(line);
+    Korf k;
+    f >> k.id >> k.length;
+    std::vector<int> tiles(16);
+    for (int& t : tiles) f >> t;
+    k.start = *Board::Create(4, 4, tiles);
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+TEST(PatternDatabase, NeverAboveKorfsOptimalLengths) {
+  const Board goal = *GoalPreset("blank-first", 4, 4);
+  const Puzzle puzzle(goal);
+  for (const char* preset : {"5-5-5", "6-6-3"}) {
+    const PatternDatabase db = *PatternDatabase::Create(puzzle, SharedTables(preset));
+    for (const Korf& k : LoadKorf100()) {
+      EXPECT_LE(PatternDatabase::Value(db.Start(Puzzle::ToTiles(k.start))), k.length) << k.id;
+    }
+  }
+}
+
+// Fifteen of Korf's instances, solved optimally with 6-6-3 (the quick
+// ones; all 100 are in bench/pdb_bench).
+TEST(PatternDatabase, SolvesKorfInstancesOptimally) {
+  const Board goal = *GoalPreset("blank-first", 4, 4);
+  const std::vector<Korf> korf = LoadKorf100();
+  int solved = 0;
+  for (int id : {2, 5, 6, 8, 9, 12, 16, 22, 24, 26, 27, 29, 31, 34, 35}) {
+    const Korf& k = korf[id - 1];
+    SolveRequest request{k.start, goal, "idastar", "pdb"};
+    request.heuristic_options = SharedTables("6-6-3");
+    request.options.threads = id % 2 == 0 ? 2 : 1;
+    absl::StatusOr<SolveResult> r = Solve(request);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->status, SearchStatus::kSolved) << k.id;
+    EXPECT_TRUE(r->optimal);
+    EXPECT_EQ(static_cast<int>(r->moves.size()), k.length) << "instance " << k.id;
+    EXPECT_EQ(*ApplyMoves(k.start, r->moves), goal);
+    ++solved;
+  }
+  EXPECT_EQ(solved, 15);
+}
+
+// --- the on-disk cache ---
+
+class PdbCacheTest : public ::testing::Test {
+ protected:
+  // A fresh store (no tables in memory) over the test's directory; the
+  // messages it prints are collected.
+  std::shared_ptr<const PatternTable> Get(const PatternKey& key) {
+    PdbStore store(dir_.path());
+    PdbBuildOptions options;
+    options.on_message = [this](absl::string_view m) { messages_ += std::string(m) + "\n"; };
+    absl::StatusOr<std::shared_ptr<const PatternTable>> table = store.Table(key, options);
+    EXPECT_TRUE(table.ok()) << table.status();
+    built_ = store.built();
+    return *table;
+  }
+  std::string Path(const PatternKey& key) const { return dir_.path() + "/" + key.FileName(); }
+
+  testing::TempDir dir_;
+  std::string messages_;
+  int built_ = 0;
+  const PatternKey key_{*GoalPreset("standard", 3, 3), {1, 2, 3, 4, 5}};
+};
+
+TEST_F(PdbCacheTest, BuildsOnceThenLoads) {
+  const auto first = Get(key_);
+  EXPECT_EQ(built_, 1);
+  EXPECT_TRUE(std::filesystem::exists(Path(key_)));
+  const auto second = Get(key_);
+  EXPECT_EQ(built_, 0);
+  EXPECT_TRUE(second->mapped());
+  ASSERT_EQ(first->size(), second->size());
+  EXPECT_EQ(std::memcmp(first->data(), second->data(), first->size()), 0);
+}
+
+TEST_F(PdbCacheTest, TruncatedFileIsDetectedAndRebuilt) {
+  const auto mapped = Get(key_);
+  // A copy: the mapping shows the file, which is about to be cut short.
+  const std::vector<uint8_t> good(mapped->data(), mapped->data() + mapped->size());
+  std::filesystem::resize_file(Path(key_), std::filesystem::file_size(Path(key_)) - 100);
+  EXPECT_THAT(PatternTable::Load(Path(key_), key_).status().message(), HasSubstr("expected"));
+  const auto rebuilt = Get(key_);
+  EXPECT_EQ(built_, 1);
+  EXPECT_THAT(messages_, HasSubstr("rebuilding"));
+  ASSERT_EQ(rebuilt->size(), good.size());
+  EXPECT_EQ(std::memcmp(good.data(), rebuilt->data(), good.size()), 0);
+  EXPECT_TRUE(PatternTable::Load(Path(key_), key_).ok());
+}
+
+TEST_F(PdbCacheTest, CorruptedDataIsDetectedAndRebuilt) {
+  Get(key_);
+  {
+    std::fstream f(Path(key_), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(4096 + 1000);
+    f.put('\x7f');
+  }
+  EXPECT_THAT(PatternTable::Load(Path(key_), key_).status().message(), HasSubstr("data checksum mismatch"));
+  Get(key_);
+  EXPECT_EQ(built_, 1);
+  EXPECT_TRUE(PatternTable::Load(Path(key_), key_).ok());
+}
+
+TEST_F(PdbCacheTest, TableForAnotherGoalIsNeverUsed) {
+  const PatternKey other{*GoalPreset("snail", 3, 3), {1, 2, 3, 4, 5}};
+  Get(other);
+  // Put the snail goal's table where the standard goal's belongs.
+  std::filesystem::copy_file(Path(other), Path(key_));
+  EXPECT_THAT(PatternTable::Load(Path(key_), key_).status().message(), HasSubstr("made for another"));
+  messages_.clear();
+  Get(key_);
+  EXPECT_EQ(built_, 1);
+  EXPECT_THAT(messages_, HasSubstr("made for another board, goal or group"));
+  EXPECT_TRUE(PatternTable::Load(Path(key_), key_).ok());
+}
+
+TEST_F(PdbCacheTest, DamagedHeaderIsDetected) {
+  Get(key_);
+  {
+    std::fstream f(Path(key_), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(8);
+    f.put('\x09');  // the format version
+  }
+  EXPECT_THAT(PatternTable::Load(Path(key_), key_).status().message(), HasSubstr("format version"));
+  std::ofstream(Path(key_), std::ios::trunc) << "not a table";
+  EXPECT_THAT(PatternTable::Load(Path(key_), key_).status().message(), HasSubstr("shorter than its header"));
+}
+
+}  // namespace
+}  // namespace npuzzle
