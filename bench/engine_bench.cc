@@ -49,7 +49,7 @@ void BM_SolveOverhead(benchmark::State& state) {
 BENCHMARK(BM_SolveOverhead);
 
 void BM_IdaStarKorf(benchmark::State& state, const char* heuristic) {
-  const KorfInstance k = LoadKorf("korf100.txt", 4)[state.range(0)];
+  const KorfInstance k = LoadKorfInstances("korf100.txt", 4)[state.range(0)];
   const Board goal = *GoalPreset("blank-first", 4, 4);
   SolveResult r;
   for (auto _ : state) r = MustSolve({k.start, goal, "idastar", heuristic});

@@ -60,7 +60,7 @@ int Main() {
   uint64_t nodes = 0;
   int optimal = 0, attempted = 0;
   std::cout << "# id length optimal_length status generated seconds\n";
-  for (const KorfInstance& k : LoadKorf(file, side)) {
+  for (const KorfInstance& k : LoadKorfInstances(file, side)) {
     if (k.id < absl::GetFlag(FLAGS_first) || k.id > absl::GetFlag(FLAGS_last)) continue;
     SolveRequest request{k.start, goal, "idastar", "pdb"};
     request.heuristic_options = heuristic;

@@ -17,6 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/exhaustive.h"
+#include "tests/korf_instances.h"
 #include "tests/process_util.h"
 #include "tests/solve_util.h"
 
@@ -174,34 +175,13 @@ TEST(PatternDatabase, IncrementalUpdatesMatchFromScratch) {
   }
 }
 
-struct Korf {
-  int id, length;
-  Board start;
-};
-
-std::vector<Korf> LoadKorf100() {
-  std::ifstream in(testing::DataPath("korf100.txt"));
-  std::vector<Korf> out;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream f(line);
-    Korf k;
-    f >> k.id >> k.length;
-    std::vector<int> tiles(16);
-    for (int& t : tiles) f >> t;
-    k.start = *Board::Create(4, 4, tiles);
-    out.push_back(std::move(k));
-  }
-  return out;
-}
-
 TEST(PatternDatabase, NeverAboveKorfsOptimalLengths) {
   const Board goal = *GoalPreset("blank-first", 4, 4);
   const Puzzle puzzle(goal);
   for (const char* preset : {"5-5-5", "6-6-3"}) {
     const PatternDatabase db = *PatternDatabase::Create(puzzle, SharedTables(preset));
-    for (const Korf& k : LoadKorf100()) {
-      EXPECT_LE(PatternDatabase::Value(db.Start(Puzzle::ToTiles(k.start))), k.length) << k.id;
+    for (const KorfInstance& k : LoadKorfInstances("korf100.txt", 4)) {
+      EXPECT_LE(PatternDatabase::Value(db.Start(Puzzle::ToTiles(k.start))), k.optimal_length) << k.id;
     }
   }
 }
@@ -210,10 +190,10 @@ TEST(PatternDatabase, NeverAboveKorfsOptimalLengths) {
 // ones; all 100 are in bench/pdb_bench).
 TEST(PatternDatabase, SolvesKorfInstancesOptimally) {
   const Board goal = *GoalPreset("blank-first", 4, 4);
-  const std::vector<Korf> korf = LoadKorf100();
+  const std::vector<KorfInstance> korf = LoadKorfInstances("korf100.txt", 4);
   int solved = 0;
   for (int id : {2, 5, 6, 8, 9, 12, 16, 22, 24, 26, 27, 29, 31, 34, 35}) {
-    const Korf& k = korf[id - 1];
+    const KorfInstance& k = korf[id - 1];
     SolveRequest request{k.start, goal, "idastar", "pdb"};
     request.heuristic_options = SharedTables("6-6-3");
     request.options.threads = id % 2 == 0 ? 2 : 1;
@@ -221,7 +201,7 @@ TEST(PatternDatabase, SolvesKorfInstancesOptimally) {
     ASSERT_TRUE(r.ok()) << r.status();
     ASSERT_EQ(r->status, SearchStatus::kSolved) << k.id;
     EXPECT_TRUE(r->optimal);
-    EXPECT_EQ(static_cast<int>(r->moves.size()), k.length) << "instance " << k.id;
+    EXPECT_EQ(static_cast<int>(r->moves.size()), k.optimal_length) << "instance " << k.id;
     EXPECT_EQ(*ApplyMoves(k.start, r->moves), goal);
     ++solved;
   }
