@@ -1,0 +1,71 @@
+// JobStore: the coordinator's durable record of every job, in SQLite (WAL
+// mode). Each job is one row holding the whole Job message, plus the
+// columns that queries need (sequence, request id, state).
+#ifndef NPUZZLE_SERVICE_JOB_STORE_H_
+#define NPUZZLE_SERVICE_JOB_STORE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "npuzzle/v1/solver.pb.h"
+
+struct sqlite3;
+
+namespace npuzzle {
+
+class JobStore {
+ public:
+  // `full_sync`: every commit reaches the disk before it returns (survives
+  // power loss); otherwise commits survive process crashes only.
+  static absl::StatusOr<std::unique_ptr<JobStore>> Open(const std::string& path, bool full_sync = true);
+  ~JobStore();
+  JobStore(const JobStore&) = delete;
+  JobStore& operator=(const JobStore&) = delete;
+
+  struct Inserted {
+    v1::Job job;
+    int64_t seq = 0;     // submission order
+    bool added = false;  // false: the request id was known; `job` is the stored one
+  };
+  // Stores a new job, unless its spec's request_id names a stored job.
+  absl::StatusOr<Inserted> Insert(const v1::Job& job);
+
+  absl::Status Update(const v1::Job& job);
+  // NotFound for unknown ids.
+  absl::StatusOr<v1::Job> Get(const std::string& id);
+
+  struct Row {
+    v1::Job job;
+    int64_t seq;
+  };
+  // Queued and running jobs, in submission order.
+  absl::StatusOr<std::vector<Row>> Unfinished();
+
+  struct Page {
+    std::vector<v1::Job> jobs;
+    int64_t next_before = 0;  // 0: no more
+  };
+  // Newest first, with seq < `before` (0: from the newest), in any of
+  // `states` (empty: all) and carrying all of `labels`.
+  absl::StatusOr<Page> List(const std::vector<v1::JobState>& states,
+                            const std::map<std::string, std::string>& labels, int page_size, int64_t before);
+
+  absl::StatusOr<std::map<v1::JobState, int64_t>> CountByState();
+
+ private:
+  explicit JobStore(sqlite3* db) : db_(db) {}
+  absl::Status Exec(const char* sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  absl::Mutex mu_;
+  sqlite3* db_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_SERVICE_JOB_STORE_H_

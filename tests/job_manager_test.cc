@@ -1,0 +1,374 @@
+// The coordinator's job model, driven directly (no network): a real SQLite
+// file, fake worker links that record what they are sent.
+#include "service/job_manager.h"
+
+#include <memory>
+
+#include "absl/synchronization/notification.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/process_util.h"
+
+namespace npuzzle {
+namespace {
+
+using ::testing::HasSubstr;
+
+class FakeLink : public WorkerLink {
+ public:
+  void Send(const v1::CoordinatorMessage& m) override {
+    absl::MutexLock lock(&mu_);
+    sent_.push_back(m);
+  }
+  void Close(const std::string& why) override {
+    absl::MutexLock lock(&mu_);
+    closed_ = why;
+  }
+  std::vector<v1::Assignment> Assignments() {
+    absl::MutexLock lock(&mu_);
+    std::vector<v1::Assignment> out;
+    for (const auto& m : sent_) {
+      if (m.has_assign()) out.push_back(m.assign());
+    }
+    return out;
+  }
+  std::vector<v1::CancelRequest> Cancels() {
+    absl::MutexLock lock(&mu_);
+    std::vector<v1::CancelRequest> out;
+    for (const auto& m : sent_) {
+      if (m.has_cancel()) out.push_back(m.cancel());
+    }
+    return out;
+  }
+  std::string closed() {
+    absl::MutexLock lock(&mu_);
+    return closed_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<v1::CoordinatorMessage> sent_;
+  std::string closed_;
+};
+
+v1::JobSpec Spec(const std::string& board = "8 1 3 4 0 2 7 6 5") {
+  v1::JobSpec spec;
+  spec.mutable_start()->set_text(board);
+  return spec;
+}
+
+v1::WorkerHello Hello(const std::string& id, int capacity = 1) {
+  v1::WorkerHello h;
+  h.set_worker_id(id);
+  h.set_capacity(capacity);
+  return h;
+}
+
+v1::WorkerMessage Finished(const v1::Assignment& a, const std::string& status = "solved") {
+  v1::WorkerMessage m;
+  m.mutable_finished()->set_job_id(a.job_id());
+  m.mutable_finished()->set_attempt(a.attempt());
+  m.mutable_finished()->mutable_result()->set_status(status);
+  m.mutable_finished()->mutable_result()->set_moves("UD");
+  return m;
+}
+
+// Every event a watch holds now; `*ended` when the final one was among them.
+std::vector<v1::JobEvent> Drain(JobWatch& watch, bool* ended = nullptr) {
+  std::vector<v1::JobEvent> events;
+  bool last = false;
+  while (auto e = watch.Next(&last)) {
+    events.push_back(*e);
+    if (last) break;
+  }
+  if (ended) *ended = last;
+  return events;
+}
+
+class JobManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Restart(); }
+
+  // A new manager over the same store file, as after a crash.
+  void Restart(ManagerOptions options = Defaults()) {
+    manager_.reset();
+    store_.reset();
+    store_ = *JobStore::Open(dir_.path() + "/jobs.db");
+    manager_ = std::make_unique<JobManager>(store_.get(), options);
+    ASSERT_TRUE(manager_->Start().ok());
+  }
+  static ManagerOptions Defaults() {
+    ManagerOptions o;
+    o.recovery_grace = absl::ZeroDuration();
+    return o;
+  }
+  std::shared_ptr<FakeLink> Connect(const std::string& id, int capacity = 1, v1::WorkerHello hello = {}) {
+    auto link = std::make_shared<FakeLink>();
+    hello.set_worker_id(id);
+    hello.set_capacity(capacity);
+    manager_->Connected(link, hello);
+    return link;
+  }
+  v1::Job Get(const std::string& id) { return *manager_->Get(id); }
+
+  testing::TempDir dir_;
+  std::unique_ptr<JobStore> store_;
+  std::unique_ptr<JobManager> manager_;
+};
+
+TEST_F(JobManagerTest, JobRunsOnAWorkerAndItsResultIsStored) {
+  const v1::Job job = *manager_->Submit(Spec());
+  EXPECT_EQ(job.state(), v1::JOB_STATE_QUEUED);
+  EXPECT_THAT(job.id(), HasSubstr("job-"));
+  auto watch = *manager_->Watch(job.id());
+  auto link = Connect("w1");
+  ASSERT_EQ(link->Assignments().size(), 1u);
+  const v1::Assignment a = link->Assignments()[0];
+  EXPECT_EQ(a.attempt(), 1);
+  EXPECT_EQ(a.spec().start().text(), "8 1 3 4 0 2 7 6 5");
+  EXPECT_EQ(Get(job.id()).state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(Get(job.id()).worker_id(), "w1");
+
+  v1::WorkerMessage progress;
+  progress.mutable_progress()->set_job_id(job.id());
+  progress.mutable_progress()->set_attempt(1);
+  progress.mutable_progress()->mutable_progress()->set_expanded(42);
+  manager_->Received(link.get(), progress);
+  EXPECT_EQ(Get(job.id()).progress().expanded(), 42u);
+  manager_->Received(link.get(), Finished(a));
+
+  const v1::Job done = *store_->Get(job.id());
+  EXPECT_EQ(done.state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(done.result().moves(), "UD");
+  bool ended = false;
+  const auto events = Drain(*watch, &ended);
+  EXPECT_TRUE(ended);
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[0].state().state(), v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(events[1].state().state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(events[2].progress().expanded(), 42u);
+  EXPECT_EQ(events[3].state().state(), v1::JOB_STATE_DONE);
+  // A watcher that comes later gets the final state at once.
+  auto late = *manager_->Watch(job.id());
+  const auto late_events = Drain(*late, &ended);
+  EXPECT_TRUE(ended);
+  ASSERT_EQ(late_events.size(), 1u);
+  EXPECT_EQ(late_events[0].state().result().moves(), "UD");
+}
+
+TEST_F(JobManagerTest, SameRequestIdSameJob) {
+  v1::JobSpec spec = Spec();
+  spec.set_request_id("client-7");
+  const v1::Job first = *manager_->Submit(spec);
+  const v1::Job again = *manager_->Submit(spec);
+  EXPECT_EQ(first.id(), again.id());
+  EXPECT_EQ(store_->List({}, {}, 100, 0)->jobs.size(), 1u);
+}
+
+TEST_F(JobManagerTest, BadSpecsAreRejectedWithTheReason) {
+  v1::JobSpec dup = Spec("1 2 3 4 5 5 7 8 0");
+  EXPECT_THAT(manager_->Submit(dup).status().message(), HasSubstr("start: duplicate tile 5"));
+  v1::JobSpec algo = Spec();
+  algo.set_algorithm("dijkstra");
+  const absl::Status s = manager_->Submit(algo).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("unknown algorithm 'dijkstra'"));
+  EXPECT_EQ(store_->List({}, {}, 100, 0)->jobs.size(), 0u);
+}
+
+TEST_F(JobManagerTest, UnsolvableJobsFinishWithoutAWorker) {
+  auto link = Connect("w1");
+  const v1::Job job = *manager_->Submit(Spec("1 2 3 4 5 6 8 7 0"));
+  EXPECT_EQ(job.state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(job.result().status(), "unsolvable");
+  EXPECT_TRUE(link->Assignments().empty());
+}
+
+TEST_F(JobManagerTest, HigherPriorityFirstThenOldestFirst) {
+  v1::JobSpec low = Spec(), high = Spec();
+  high.set_priority(5);
+  const std::string a = manager_->Submit(low)->id();
+  const std::string b = manager_->Submit(low)->id();
+  const std::string c = manager_->Submit(high)->id();
+  auto link = Connect("w1", 1);
+  for (const std::string& expected : {c, a, b}) {
+    const auto assigned = link->Assignments();
+    ASSERT_FALSE(assigned.empty());
+    EXPECT_EQ(assigned.back().job_id(), expected);
+    manager_->Received(link.get(), Finished(assigned.back()));
+  }
+}
+
+TEST_F(JobManagerTest, CancelQueuedAndRunningJobs) {
+  const std::string queued = manager_->Submit(Spec())->id();
+  const v1::Job cancelled = *manager_->Cancel(queued);
+  EXPECT_EQ(cancelled.state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_EQ(manager_->Cancel(queued).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(manager_->Cancel("job-nope").status().code(), absl::StatusCode::kNotFound);
+
+  auto link = Connect("w1");
+  const std::string running = manager_->Submit(Spec())->id();
+  ASSERT_EQ(Get(running).state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(manager_->Cancel(running)->state(), v1::JOB_STATE_RUNNING);
+  ASSERT_EQ(link->Cancels().size(), 1u);
+  absl::Notification stopped;
+  v1::Job final_job;
+  ASSERT_TRUE(manager_->WhenFinished(running, absl::Seconds(10), [&](const v1::Job& j) {
+    final_job = j;
+    stopped.Notify();
+  }).ok());
+  manager_->Received(link.get(), Finished(link->Assignments().back(), "cancelled"));
+  ASSERT_TRUE(stopped.WaitForNotificationWithTimeout(absl::Seconds(5)));
+  EXPECT_EQ(final_job.state(), v1::JOB_STATE_CANCELLED);
+}
+
+TEST_F(JobManagerTest, LostWorkerJobsMoveToAnotherWorkerAndStaleResultsAreIgnored) {
+  const std::string id = manager_->Submit(Spec())->id();
+  auto first = Connect("w1");
+  const v1::Assignment a1 = first->Assignments()[0];
+  manager_->Disconnected(first.get());
+  EXPECT_EQ(Get(id).state(), v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(Get(id).lost_attempts(), 1);
+
+  auto second = Connect("w2");
+  ASSERT_EQ(second->Assignments().size(), 1u);
+  const v1::Assignment a2 = second->Assignments()[0];
+  EXPECT_EQ(a2.attempt(), 2);
+  // The first worker comes back with its old result: too late.
+  auto back = Connect("w1", 1);
+  manager_->Received(back.get(), Finished(a1));
+  EXPECT_EQ(Get(id).state(), v1::JOB_STATE_RUNNING);
+  manager_->Received(second.get(), Finished(a2));
+  EXPECT_EQ(Get(id).state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(Get(id).worker_id(), "w2");
+}
+
+TEST_F(JobManagerTest, JobFailsAfterLosingItsWorkerTooOften) {
+  const std::string id = manager_->Submit(Spec())->id();
+  for (int i = 0; i < 3; ++i) {
+    auto link = Connect("w" + std::to_string(i));
+    ASSERT_EQ(link->Assignments().size(), 1u);
+    manager_->Disconnected(link.get());
+  }
+  const v1::Job job = Get(id);
+  EXPECT_EQ(job.state(), v1::JOB_STATE_FAILED);
+  EXPECT_THAT(job.error(), HasSubstr("lost 3 times"));
+}
+
+TEST_F(JobManagerTest, SilentWorkersLoseTheirLease) {
+  ManagerOptions o = Defaults();
+  o.lease_timeout = absl::Milliseconds(300);
+  Restart(o);
+  const std::string id = manager_->Submit(Spec())->id();
+  auto link = Connect("w1");
+  ASSERT_EQ(Get(id).state(), v1::JOB_STATE_RUNNING);
+  absl::SleepFor(absl::Milliseconds(800));
+  EXPECT_THAT(link->closed(), HasSubstr("lease expired"));
+  EXPECT_EQ(Get(id).state(), v1::JOB_STATE_QUEUED);
+}
+
+TEST_F(JobManagerTest, ReleasedJobsGoBackWithoutPenalty) {
+  const std::string id = manager_->Submit(Spec())->id();
+  auto link = Connect("w1");
+  v1::WorkerMessage released;
+  released.mutable_released()->set_job_id(id);
+  released.mutable_released()->set_attempt(1);
+  v1::WorkerMessage draining;
+  draining.set_draining(true);
+  manager_->Received(link.get(), draining);
+  manager_->Received(link.get(), released);
+  EXPECT_EQ(Get(id).state(), v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(Get(id).lost_attempts(), 0);
+  EXPECT_EQ(link->Assignments().size(), 1u);  // draining: nothing new
+}
+
+TEST_F(JobManagerTest, AfterARestartReconnectingWorkersKeepTheirJobs) {
+  const std::string kept = manager_->Submit(Spec())->id();
+  const std::string done = manager_->Submit(Spec())->id();
+  const std::string queued = manager_->Submit(Spec())->id();
+  auto link = Connect("w1", 2);
+  ASSERT_EQ(link->Assignments().size(), 2u);
+  const v1::Assignment a_done = link->Assignments()[1];
+
+  Restart();  // the coordinator died; the worker did not
+  EXPECT_EQ(Get(kept).state(), v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(Get(done).state(), v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(Get(queued).state(), v1::JOB_STATE_QUEUED);
+  v1::WorkerHello hello;
+  v1::RunningJob* r = hello.add_running();
+  r->set_job_id(kept);
+  r->set_attempt(1);
+  *hello.add_finished() = Finished(a_done).finished();
+  auto again = Connect("w1", 2, hello);
+  EXPECT_EQ(Get(kept).state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(Get(kept).attempt(), 1);
+  EXPECT_EQ(Get(done).state(), v1::JOB_STATE_DONE);
+  // Its free slot takes the job that was waiting.
+  ASSERT_EQ(again->Assignments().size(), 1u);
+  EXPECT_EQ(again->Assignments()[0].job_id(), queued);
+}
+
+TEST_F(JobManagerTest, QueueLimitAndLimitCeilings) {
+  ManagerOptions o = Defaults();
+  o.max_queued = 2;
+  o.default_limits.set_max_memory_mb(256);
+  o.ceiling_limits.set_max_memory_mb(1024);
+  Restart(o);
+  const v1::Job job = *manager_->Submit(Spec());
+  EXPECT_EQ(job.spec().limits().max_memory_mb(), 256u);
+  ASSERT_TRUE(manager_->Submit(Spec()).ok());
+  EXPECT_EQ(manager_->Submit(Spec()).status().code(), absl::StatusCode::kResourceExhausted);
+  v1::JobSpec big = Spec();
+  big.mutable_limits()->set_max_memory_mb(4096);
+  EXPECT_THAT(manager_->Submit(big).status().message(),
+              HasSubstr("limits.max_memory_mb 4096 exceeds this service's ceiling of 1024"));
+}
+
+TEST_F(JobManagerTest, SlowWatchersGetEveryStateAndTheResult) {
+  const std::string id = manager_->Submit(Spec())->id();
+  auto watch = *manager_->Watch(id);
+  auto link = Connect("w1");
+  const v1::Assignment a = link->Assignments()[0];
+  for (int i = 0; i < 10000; ++i) {
+    v1::WorkerMessage p;
+    p.mutable_progress()->set_job_id(id);
+    p.mutable_progress()->set_attempt(1);
+    p.mutable_progress()->mutable_progress()->set_expanded(i);
+    manager_->Received(link.get(), p);
+  }
+  manager_->Received(link.get(), Finished(a));
+  bool ended = false;
+  const auto events = Drain(*watch, &ended);
+  EXPECT_TRUE(ended);
+  EXPECT_LE(events.size(), JobWatch::kMaxBacklog + 1);
+  EXPECT_EQ(events.back().state().state(), v1::JOB_STATE_DONE);
+  // The newest progress survives the collapsing.
+  EXPECT_EQ(events[events.size() - 2].progress().expanded(), 9999u);
+}
+
+TEST_F(JobManagerTest, ListsNewestFirstInPagesByStateAndLabel) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 7; ++i) {
+    v1::JobSpec spec = Spec();
+    (*spec.mutable_labels())["team"] = i % 2 ? "odd" : "even";
+    ids.push_back(manager_->Submit(spec)->id());
+  }
+  manager_->Cancel(ids[6]);
+  auto page1 = *manager_->List({}, {}, 3, 0);
+  ASSERT_EQ(page1.jobs.size(), 3u);
+  EXPECT_EQ(page1.jobs[0].id(), ids[6]);
+  EXPECT_EQ(page1.jobs[2].id(), ids[4]);
+  auto page2 = *manager_->List({}, {}, 3, page1.next_before);
+  EXPECT_EQ(page2.jobs[0].id(), ids[3]);
+  auto page3 = *manager_->List({}, {}, 3, page2.next_before);
+  EXPECT_EQ(page3.jobs.size(), 1u);
+  EXPECT_EQ(page3.next_before, 0);
+  auto odd = *manager_->List({}, {{"team", "odd"}}, 10, 0);
+  EXPECT_EQ(odd.jobs.size(), 3u);
+  auto cancelled = *manager_->List({v1::JOB_STATE_CANCELLED}, {}, 10, 0);
+  ASSERT_EQ(cancelled.jobs.size(), 1u);
+  EXPECT_EQ(cancelled.jobs[0].id(), ids[6]);
+}
+
+}  // namespace
+}  // namespace npuzzle
