@@ -276,7 +276,7 @@ void JobManager::Connected(std::shared_ptr<WorkerLink> link, const v1::WorkerHel
     if (w.id == hello.worker_id()) stale.push_back(l);
   }
   for (WorkerLink* l : stale) {
-    workers_[l].link->Close("replaced by a new connection from the same worker");
+    Later([link = workers_[l].link] { link->Close("replaced by a new connection from the same worker"); });
     DropWorker(l);
   }
   Worker& w = workers_[link.get()];
@@ -510,7 +510,7 @@ void JobManager::Housekeeping() {
       if (now - w.last_seen > options_.lease_timeout) expired.push_back(link);
     }
     for (WorkerLink* link : expired) {
-      workers_[link].link->Close("lease expired: no word from the worker");
+      Later([l = workers_[link].link] { l->Close("lease expired: no word from the worker"); });
       DropWorker(link);
     }
     for (auto& [id, a] : active_) {
@@ -564,7 +564,7 @@ void JobManager::Drain(absl::Duration grace) {
       }
     }
     w.running.clear();
-    w.link->Close("the coordinator is shutting down");
+    Later([l = w.link] { l->Close("the coordinator is shutting down"); });
   }
   workers_.clear();
   stopping_ = true;

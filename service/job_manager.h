@@ -42,7 +42,8 @@ struct ManagerOptions {
   int max_threads = 64;
 };
 
-// One connected worker, as the transport presents it to the manager.
+// One connected worker, as the transport presents it to the manager. The
+// manager calls Send under its lock and Close only after releasing it.
 class WorkerLink {
  public:
   virtual ~WorkerLink() = default;

@@ -1,0 +1,262 @@
+#include "client/remote_commands.h"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "client/problems.h"
+#include "client/render.h"
+#include "client/request_flags.h"
+#include "google/protobuf/util/json_util.h"
+#include "grpcpp/grpcpp.h"
+#include "npuzzle/v1/solver.grpc.pb.h"
+#include "worker/job_spec.h"
+
+ABSL_FLAG(std::string, server, "", "npuzzle server address (host:port); solve runs locally without it");
+ABSL_FLAG(std::string, job, "", "job id (watch, get, cancel)");
+ABSL_FLAG(int, priority, 0, "submit, solve: higher runs first");
+ABSL_FLAG(std::vector<std::string>, label, {}, "submit, solve: key=value labels; list: filter by them");
+ABSL_FLAG(std::string, request_id, "", "submit, solve: idempotency key");
+ABSL_FLAG(std::vector<std::string>, state, {}, "list: queued, running, done, failed, cancelled");
+ABSL_FLAG(int, page_size, 50, "list: jobs per page");
+ABSL_FLAG(std::string, page_token, "", "list: continue from a previous page");
+ABSL_DECLARE_FLAG(bool, json);
+ABSL_DECLARE_FLAG(bool, show_steps);
+
+namespace npuzzle {
+namespace {
+
+constexpr int kAnswer = 0, kFailed = 1, kBadInput = 2, kNoAnswer = 3;
+
+std::string Json(const google::protobuf::Message& m) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  std::string out;
+  (void)google::protobuf::util::MessageToJsonString(m, &out, options);
+  return out;
+}
+
+int Fail(const std::string& command, const grpc::Status& s) {
+  std::cerr << "npuzzle " << command << ": " << s.error_message() << "\n";
+  return kBadInput;
+}
+
+std::string StateName(v1::JobState s) {
+  std::string name = v1::JobState_Name(s).substr(std::string("JOB_STATE_").size());
+  for (char& c : name) c = static_cast<char>(std::tolower(c));
+  return name;
+}
+
+int ExitCodeFor(const v1::Job& job) {
+  if (job.state() == v1::JOB_STATE_FAILED) return kFailed;
+  if (job.state() != v1::JOB_STATE_DONE) return kNoAnswer;
+  const std::string& s = job.result().status();
+  return s == "solved" || s == "unsolvable" ? kAnswer : kNoAnswer;
+}
+
+std::string Summary(const v1::Job& job) {
+  std::string line = absl::StrCat(job.id(), " ", StateName(job.state()));
+  if (!job.worker_id().empty() && job.state() == v1::JOB_STATE_RUNNING) {
+    absl::StrAppend(&line, " on ", job.worker_id(), " (attempt ", job.attempt(), ")");
+  }
+  if (job.has_result()) absl::StrAppend(&line, ": ", job.result().status());
+  if (job.result().status() == "solved") absl::StrAppend(&line, ", ", job.result().length(), " moves");
+  if (!job.error().empty()) absl::StrAppend(&line, ": ", job.error());
+  return line;
+}
+
+// The final screen for a finished job, as the local solve shows it.
+void ShowFinal(const v1::Job& job) {
+  if (job.state() == v1::JOB_STATE_DONE) {
+    absl::StatusOr<Board> start = BoardFromProto(job.start());
+    absl::StatusOr<Board> goal = BoardFromProto(job.goal());
+    if (start.ok() && goal.ok()) {
+      std::cout << RenderHuman(*start, *goal, ResultFromProto(job.result()), absl::GetFlag(FLAGS_show_steps));
+      return;
+    }
+  }
+  std::cout << Summary(job) << "\n";
+}
+
+// Prints a job's event stream until its last event; returns the exit code.
+int Follow(const std::string& command, grpc::ClientReaderInterface<v1::JobEvent>& events) {
+  const bool json = absl::GetFlag(FLAGS_json);
+  const bool live = !json && isatty(STDERR_FILENO);
+  v1::JobEvent event;
+  std::optional<v1::Job> last;
+  while (events.Read(&event)) {
+    if (json) {
+      std::cout << Json(event) << "\n" << std::flush;
+    } else if (event.has_progress()) {
+      if (live) std::cerr << "\r\033[K" << RenderProgress(ProgressFromProto(event.progress())) << std::flush;
+    } else if (!event.state().has_finish_time()) {
+      if (live) std::cerr << "\r\033[K";
+      std::cerr << Summary(event.state()) << "\n";
+    }
+    if (event.has_state()) last = event.state();
+  }
+  if (live) std::cerr << "\r\033[K";
+  const grpc::Status status = events.Finish();
+  if (!status.ok()) return Fail(command, status);
+  if (!last || !last->has_finish_time()) {
+    std::cerr << "npuzzle " << command << ": the stream ended before the job finished\n";
+    return kFailed;
+  }
+  if (!json) ShowFinal(*last);
+  return ExitCodeFor(*last);
+}
+
+absl::StatusOr<std::vector<v1::JobSpec>> SpecsFromFlags() {
+  absl::StatusOr<std::vector<Problem>> problems = ProblemsFromFlags();
+  if (!problems.ok()) return problems.status();
+  absl::StatusOr<SolveRequest> base = RequestFromFlags();
+  if (!base.ok()) return base.status();
+  std::vector<v1::JobSpec> specs;
+  for (const Problem& p : *problems) {
+    SolveRequest r = *base;
+    r.start = p.start;
+    r.goal = p.goal;
+    // The server decides how many threads a job gets unless asked.
+    r.options.threads = 0;
+    v1::JobSpec spec = SpecFromRequest(r);
+    spec.set_priority(absl::GetFlag(FLAGS_priority));
+    for (const std::string& label : absl::GetFlag(FLAGS_label)) {
+      std::pair<std::string, std::string> kv = absl::StrSplit(label, absl::MaxSplits('=', 1));
+      (*spec.mutable_labels())[kv.first] = kv.second;
+    }
+    if (!absl::GetFlag(FLAGS_request_id).empty()) {
+      spec.set_request_id(problems->size() == 1 ? absl::GetFlag(FLAGS_request_id)
+                                                : absl::StrCat(absl::GetFlag(FLAGS_request_id), "-", specs.size()));
+    }
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+std::unique_ptr<grpc::ClientContext> Context(absl::Duration deadline) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  if (deadline != absl::InfiniteDuration()) {
+    context->set_deadline(std::chrono::system_clock::now() +
+                          std::chrono::milliseconds(absl::ToInt64Milliseconds(deadline)));
+  }
+  return context;
+}
+
+}  // namespace
+
+bool RemoteRequested() { return !absl::GetFlag(FLAGS_server).empty(); }
+
+int RunRemote(const std::string& command) {
+  const std::string server = absl::GetFlag(FLAGS_server);
+  if (server.empty()) {
+    std::cerr << "npuzzle " << command << ": give the server with --server HOST:PORT\n";
+    return kBadInput;
+  }
+  auto stub = v1::SolverService::NewStub(grpc::CreateChannel(server, grpc::InsecureChannelCredentials()));
+  const bool json = absl::GetFlag(FLAGS_json);
+  constexpr absl::Duration kCallDeadline = absl::Seconds(30);
+  const std::string job_id = absl::GetFlag(FLAGS_job);
+  if ((command == "watch" || command == "get" || command == "cancel") && job_id.empty()) {
+    std::cerr << "npuzzle " << command << ": give the job with --job ID\n";
+    return kBadInput;
+  }
+
+  if (command == "submit" || command == "solve") {
+    absl::StatusOr<std::vector<v1::JobSpec>> specs = SpecsFromFlags();
+    if (!specs.ok()) {
+      std::cerr << "npuzzle " << command << ": " << specs.status().message() << "\n";
+      return kBadInput;
+    }
+    int worst = kAnswer;
+    for (const v1::JobSpec& spec : *specs) {
+      v1::SubmitJobRequest request;
+      *request.mutable_spec() = spec;
+      if (command == "submit") {
+        v1::Job job;
+        auto context = Context(kCallDeadline);
+        const grpc::Status s = stub->SubmitJob(context.get(), request, &job);
+        if (!s.ok()) return Fail(command, s);
+        std::cout << (json ? Json(job) : Summary(job)) << "\n";
+      } else {
+        auto context = Context(absl::InfiniteDuration());
+        auto events = stub->Solve(context.get(), request);
+        worst = std::max(worst, Follow(command, *events));
+      }
+    }
+    return worst;
+  }
+  if (command == "watch") {
+    v1::WatchJobRequest request;
+    request.set_job_id(job_id);
+    auto context = Context(absl::InfiniteDuration());
+    auto events = stub->WatchJob(context.get(), request);
+    return Follow(command, *events);
+  }
+  if (command == "get" || command == "cancel") {
+    v1::Job job;
+    auto context = Context(kCallDeadline);
+    grpc::Status s;
+    if (command == "get") {
+      v1::GetJobRequest request;
+      request.set_job_id(job_id);
+      s = stub->GetJob(context.get(), request, &job);
+    } else {
+      v1::CancelJobRequest request;
+      request.set_job_id(job_id);
+      s = stub->CancelJob(context.get(), request, &job);
+    }
+    if (!s.ok()) return Fail(command, s);
+    if (json) {
+      std::cout << Json(job) << "\n";
+    } else if (command == "get" && job.has_finish_time()) {
+      ShowFinal(job);
+    } else {
+      std::cout << Summary(job) << "\n";
+    }
+    return kAnswer;
+  }
+  if (command == "list") {
+    v1::ListJobsRequest request;
+    for (const std::string& state : absl::GetFlag(FLAGS_state)) {
+      v1::JobState s;
+      std::string name = "JOB_STATE_" + state;
+      for (char& c : name) c = static_cast<char>(std::toupper(c));
+      if (!v1::JobState_Parse(name, &s)) {
+        std::cerr << "npuzzle list: unknown state '" << state << "' (queued, running, done, failed, cancelled)\n";
+        return kBadInput;
+      }
+      request.add_states(s);
+    }
+    for (const std::string& label : absl::GetFlag(FLAGS_label)) {
+      std::pair<std::string, std::string> kv = absl::StrSplit(label, absl::MaxSplits('=', 1));
+      (*request.mutable_labels())[kv.first] = kv.second;
+    }
+    request.set_page_size(absl::GetFlag(FLAGS_page_size));
+    request.set_page_token(absl::GetFlag(FLAGS_page_token));
+    v1::ListJobsResponse response;
+    auto context = Context(kCallDeadline);
+    const grpc::Status s = stub->ListJobs(context.get(), request, &response);
+    if (!s.ok()) return Fail(command, s);
+    if (json) {
+      std::cout << Json(response) << "\n";
+    } else {
+      for (const v1::Job& job : response.jobs()) std::cout << Summary(job) << "\n";
+      if (!response.next_page_token().empty()) {
+        std::cout << "more: --page-token " << response.next_page_token() << "\n";
+      }
+    }
+    return kAnswer;
+  }
+  std::cerr << "npuzzle: unknown command '" << command << "'\n";
+  return kBadInput;
+}
+
+}  // namespace npuzzle

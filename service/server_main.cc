@@ -1,0 +1,200 @@
+// npuzzle-server: the coordinator. Serves the public SolverService and the
+// internal WorkerService, keeps jobs in SQLite under --data-dir, and by
+// default runs one local worker process per core so one command runs the
+// whole system. SIGTERM: refuse new jobs, let running ones finish for
+// --drain-grace-ms, record the rest as queued, stop, exit 0.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/env_flags.h"
+#include "common/flag_names.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/grpcpp.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "service/job_manager.h"
+#include "service/job_store.h"
+#include "service/local_workers.h"
+#include "service/solver_service.h"
+#include "service/worker_service.h"
+
+ABSL_FLAG(std::string, listen, "0.0.0.0:50051", "address for clients (host:port; port 0 picks one)");
+ABSL_FLAG(std::string, worker_listen, "0.0.0.0:50052", "address workers dial; empty: the client address");
+ABSL_FLAG(std::string, data_dir, "npuzzle-data", "job store (jobs.db) and pattern tables (pdb/)");
+ABSL_FLAG(int, local_workers, -1, "worker processes to run here (-1: one per core; 0: remote workers only)");
+ABSL_FLAG(std::string, worker_binary, "", "the worker program (default: npuzzle-worker beside this one)");
+ABSL_FLAG(int, max_queued, 10000, "jobs waiting before SubmitJob answers RESOURCE_EXHAUSTED");
+ABSL_FLAG(int, max_lost_attempts, 3, "a job fails once its worker vanished this many times");
+ABSL_FLAG(int64_t, lease_timeout_ms, 10000, "a worker silent this long loses its jobs");
+ABSL_FLAG(int64_t, recovery_grace_ms, 3000, "after a restart, how long running jobs wait for their workers");
+ABSL_FLAG(int64_t, drain_grace_ms, 20000, "on SIGTERM, how long running jobs may take to finish");
+ABSL_FLAG(bool, store_full_sync, true, "fsync every store commit (survives power loss; slower)");
+ABSL_FLAG(uint64_t, default_max_nodes, 0, "limit for jobs that set none (0: none)");
+ABSL_FLAG(uint64_t, default_max_time_ms, 0, "limit for jobs that set none (0: none)");
+ABSL_FLAG(uint64_t, default_max_memory_mb, 2048, "limit for jobs that set none (0: none)");
+ABSL_FLAG(uint64_t, max_nodes_ceiling, 0, "no job may ask for more (0: no ceiling)");
+ABSL_FLAG(uint64_t, max_time_ms_ceiling, 0, "no job may ask for more (0: no ceiling)");
+ABSL_FLAG(uint64_t, max_memory_mb_ceiling, 8192, "no job may ask for more, so none exhausts a worker (0: none)");
+ABSL_FLAG(int, max_threads_per_job, 64, "no job may ask for more search threads");
+ABSL_FLAG(int64_t, worker_progress_ms, 250, "local workers: how often running jobs report progress");
+ABSL_FLAG(std::string, port_file, "", "once listening, write \"<client port> <worker port>\" here");
+
+namespace npuzzle {
+namespace {
+
+constexpr absl::Duration kLocalWorkerDrain = absl::Seconds(2);
+
+void Log(const std::string& message) {
+  std::cerr << absl::FormatTime("%Y-%m-%dT%H:%M:%E3S ", absl::Now(), absl::LocalTimeZone()) << "npuzzle-server: "
+            << message << std::endl;
+}
+
+std::unique_ptr<grpc::Server> Serve(const std::string& address, const std::vector<grpc::Service*>& services,
+                                    int* port) {
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), port);
+  for (grpc::Service* s : services) builder.RegisterService(s);
+  // Workers and watchers hold long streams; let their keepalive pings in.
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+  return builder.BuildAndStart();
+}
+
+// Health for the whole server ("") and each service by name, as probes and
+// generic tools ask for either.
+void SetHealth(grpc::Server* client_server, grpc::Server* worker_server, bool serving) {
+  for (grpc::Server* s : {client_server, worker_server}) {
+    if (s == nullptr) continue;
+    grpc::HealthCheckServiceInterface* health = s->GetHealthCheckService();
+    health->SetServingStatus(serving);
+    for (const char* name : {"npuzzle.v1.SolverService", "npuzzle.v1.WorkerService"}) {
+      health->SetServingStatus(name, serving);
+    }
+  }
+}
+
+std::string WorkerBinary() {
+  if (!absl::GetFlag(FLAGS_worker_binary).empty()) return absl::GetFlag(FLAGS_worker_binary);
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return (self.parent_path() / "npuzzle-worker").string();
+}
+
+int Main() {
+  // Signals are taken by this thread with sigwait; every other thread, and
+  // gRPC's, inherit the block.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  const std::string data_dir = absl::GetFlag(FLAGS_data_dir);
+  std::error_code error;
+  std::filesystem::create_directories(data_dir, error);
+  absl::StatusOr<std::unique_ptr<JobStore>> store =
+      JobStore::Open(data_dir + "/jobs.db", absl::GetFlag(FLAGS_store_full_sync));
+  if (!store.ok()) {
+    Log(std::string(store.status().message()));
+    return 1;
+  }
+
+  ManagerOptions options;
+  options.max_queued = absl::GetFlag(FLAGS_max_queued);
+  options.max_lost_attempts = absl::GetFlag(FLAGS_max_lost_attempts);
+  options.lease_timeout = absl::Milliseconds(absl::GetFlag(FLAGS_lease_timeout_ms));
+  options.recovery_grace = absl::Milliseconds(absl::GetFlag(FLAGS_recovery_grace_ms));
+  options.default_limits.set_max_nodes(absl::GetFlag(FLAGS_default_max_nodes));
+  options.default_limits.set_max_time_ms(absl::GetFlag(FLAGS_default_max_time_ms));
+  options.default_limits.set_max_memory_mb(absl::GetFlag(FLAGS_default_max_memory_mb));
+  options.ceiling_limits.set_max_nodes(absl::GetFlag(FLAGS_max_nodes_ceiling));
+  options.ceiling_limits.set_max_time_ms(absl::GetFlag(FLAGS_max_time_ms_ceiling));
+  options.ceiling_limits.set_max_memory_mb(absl::GetFlag(FLAGS_max_memory_mb_ceiling));
+  options.max_threads = absl::GetFlag(FLAGS_max_threads_per_job);
+  JobManager manager(store->get(), options);
+  if (absl::Status s = manager.Start(); !s.ok()) {
+    Log(std::string(s.message()));
+    return 1;
+  }
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  SolverServiceImpl solver(&manager);
+  WorkerServiceImpl workers(&manager);
+  const std::string worker_listen = absl::GetFlag(FLAGS_worker_listen);
+  int client_port = 0, worker_port = 0;
+  std::unique_ptr<grpc::Server> client_server, worker_server;
+  if (worker_listen.empty()) {
+    client_server = Serve(absl::GetFlag(FLAGS_listen), {&solver, &workers}, &client_port);
+    worker_port = client_port;
+  } else {
+    client_server = Serve(absl::GetFlag(FLAGS_listen), {&solver}, &client_port);
+    worker_server = Serve(worker_listen, {&workers}, &worker_port);
+  }
+  if (client_server == nullptr || client_port == 0 || (!worker_listen.empty() && worker_port == 0)) {
+    Log("cannot listen on " + absl::GetFlag(FLAGS_listen) + " / " + worker_listen);
+    return 1;
+  }
+  SetHealth(client_server.get(), worker_server.get(), true);
+  Log(absl::StrCat("serving clients on port ", client_port, ", workers on port ", worker_port, ", data in ",
+                   data_dir));
+  if (const std::string file = absl::GetFlag(FLAGS_port_file); !file.empty()) {
+    std::ofstream(file + ".tmp") << client_port << " " << worker_port << "\n";
+    std::filesystem::rename(file + ".tmp", file, error);
+  }
+
+  int local = absl::GetFlag(FLAGS_local_workers);
+  if (local < 0) local = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  LocalWorkers local_workers(
+      {WorkerBinary(), absl::StrCat("--coordinator=127.0.0.1:", worker_port), "--concurrency=1",
+       absl::StrCat("--data-dir=", data_dir), "--exit-with-parent",
+       absl::StrCat("--progress-interval-ms=", absl::GetFlag(FLAGS_worker_progress_ms)),
+       // By the time they are stopped the coordinator has waited for their
+       // jobs already: they need only hand back what is left.
+       absl::StrCat("--drain-grace-ms=", kLocalWorkerDrain / absl::Milliseconds(1))},
+      local);
+  if (local > 0) {
+    local_workers.Start();
+    Log(absl::StrCat("started ", local, " local worker", local == 1 ? "" : "s"));
+  }
+
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  Log(absl::StrCat("signal ", signal_number, ": draining (up to ", absl::GetFlag(FLAGS_drain_grace_ms), " ms)"));
+  SetHealth(client_server.get(), worker_server.get(), false);
+  manager.Drain(absl::Milliseconds(absl::GetFlag(FLAGS_drain_grace_ms)));
+  // Close the doors before stopping local workers, so they cannot dial in
+  // again and take work back.
+  for (grpc::Server* s : {client_server.get(), worker_server.get()}) {
+    if (s != nullptr) s->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  }
+  local_workers.Stop(kLocalWorkerDrain + absl::Seconds(3));
+  Log("stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace npuzzle
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("npuzzle-server [flags]: the npuzzle coordinator (every flag also reads NPUZZLE_<FLAG>)");
+  npuzzle::NormalizeFlagNames(argc, argv);
+  if (absl::Status s = npuzzle::ApplyEnvironmentFlags(); !s.ok()) {
+    std::cerr << "npuzzle-server: " << s.message() << "\n";
+    return 2;
+  }
+  absl::ParseCommandLine(argc, argv);
+  return npuzzle::Main();
+}

@@ -1,0 +1,177 @@
+#include "service/solver_service.h"
+
+#include <memory>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "service/grpc_status.h"
+
+namespace npuzzle {
+namespace {
+
+constexpr int kDefaultPageSize = 50;
+constexpr int kMaxPageSize = 1000;
+// How long CancelJob waits for a running job to stop before answering.
+constexpr absl::Duration kCancelWait = absl::Seconds(2);
+
+grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const absl::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpc(status));
+  return reactor;
+}
+
+// Streams one JobWatch to a client. The manager's pushes wake it through a
+// shared cell that outlives the reactor, so a push racing with the end of
+// the call finds nothing to wake rather than a deleted object.
+class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
+ public:
+  // Either starts streaming `watch` or, with an error, ends at once.
+  WatchWriter(absl::StatusOr<std::shared_ptr<JobWatch>> watch) : cell_(std::make_shared<Cell>()) {
+    if (!watch.ok()) {
+      Finish(ToGrpc(watch.status()));
+      return;
+    }
+    watch_ = *std::move(watch);
+    cell_->writer = this;
+    watch_->SetWakeup([cell = cell_] {
+      absl::MutexLock lock(&cell->mu);
+      if (cell->writer != nullptr) cell->writer->Pump();
+    });
+    Pump();
+  }
+
+  void OnWriteDone(bool ok) override {
+    bool finish = false;
+    {
+      absl::MutexLock lock(&mu_);
+      writing_ = false;
+      if (!ok || last_sent_) finish = !finished_;
+      if (finish) finished_ = true;
+    }
+    if (finish) {
+      Finish(ok ? grpc::Status::OK : grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
+      return;
+    }
+    Pump();
+  }
+
+  // The client left while nothing was being written.
+  void OnCancel() override {
+    bool finish;
+    {
+      absl::MutexLock lock(&mu_);
+      finish = !writing_ && !finished_;
+      if (finish) finished_ = true;
+    }
+    if (finish) Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
+  }
+
+  void OnDone() override {
+    {
+      absl::MutexLock lock(&cell_->mu);
+      cell_->writer = nullptr;
+    }
+    if (watch_) watch_->Abandon();
+    delete this;
+  }
+
+ private:
+  struct Cell {
+    absl::Mutex mu;
+    WatchWriter* writer = nullptr;
+  };
+
+  // Sends the next waiting event unless a write is under way.
+  void Pump() {
+    {
+      absl::MutexLock lock(&mu_);
+      if (writing_ || finished_ || last_sent_) return;
+      std::optional<v1::JobEvent> next = watch_->Next(&last_sent_);
+      if (!next) return;
+      current_ = *std::move(next);
+      writing_ = true;
+    }
+    StartWrite(&current_);
+  }
+
+  std::shared_ptr<Cell> cell_;
+  std::shared_ptr<JobWatch> watch_;
+  absl::Mutex mu_;
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool last_sent_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  v1::JobEvent current_;
+};
+
+}  // namespace
+
+grpc::ServerUnaryReactor* SolverServiceImpl::SubmitJob(grpc::CallbackServerContext* context,
+                                                       const v1::SubmitJobRequest* request, v1::Job* response) {
+  absl::StatusOr<v1::Job> job = manager_->Submit(request->spec());
+  if (job.ok()) *response = *std::move(job);
+  return Answer(context, job.status());
+}
+
+grpc::ServerWriteReactor<v1::JobEvent>* SolverServiceImpl::WatchJob(grpc::CallbackServerContext*,
+                                                                    const v1::WatchJobRequest* request) {
+  return new WatchWriter(manager_->Watch(request->job_id()));
+}
+
+grpc::ServerWriteReactor<v1::JobEvent>* SolverServiceImpl::Solve(grpc::CallbackServerContext*,
+                                                                 const v1::SubmitJobRequest* request) {
+  absl::StatusOr<v1::Job> job = manager_->Submit(request->spec());
+  if (!job.ok()) return new WatchWriter(job.status());
+  return new WatchWriter(manager_->Watch(job->id()));
+}
+
+grpc::ServerUnaryReactor* SolverServiceImpl::GetJob(grpc::CallbackServerContext* context,
+                                                    const v1::GetJobRequest* request, v1::Job* response) {
+  absl::StatusOr<v1::Job> job = manager_->Get(request->job_id());
+  if (job.ok()) *response = *std::move(job);
+  return Answer(context, job.status());
+}
+
+grpc::ServerUnaryReactor* SolverServiceImpl::CancelJob(grpc::CallbackServerContext* context,
+                                                       const v1::CancelJobRequest* request, v1::Job* response) {
+  absl::StatusOr<v1::Job> job = manager_->Cancel(request->job_id());
+  if (!job.ok() || job->state() != v1::JOB_STATE_RUNNING) {
+    if (job.ok()) *response = *std::move(job);
+    return Answer(context, job.status());
+  }
+  // Answer once the worker has stopped it (or the wait runs out).
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const absl::Status waiting = manager_->WhenFinished(request->job_id(), kCancelWait,
+                                                      [reactor, response](const v1::Job& now) {
+                                                        *response = now;
+                                                        reactor->Finish(grpc::Status::OK);
+                                                      });
+  if (!waiting.ok()) reactor->Finish(ToGrpc(waiting));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* SolverServiceImpl::ListJobs(grpc::CallbackServerContext* context,
+                                                      const v1::ListJobsRequest* request,
+                                                      v1::ListJobsResponse* response) {
+  int64_t before = 0;
+  if (!request->page_token().empty() && (!absl::SimpleAtoi(request->page_token(), &before) || before <= 0)) {
+    return Answer(context, absl::InvalidArgumentError(
+                               absl::StrCat("page_token '", request->page_token(), "' is not one this service gave")));
+  }
+  if (request->page_size() < 0 || request->page_size() > kMaxPageSize) {
+    return Answer(context, absl::InvalidArgumentError(
+                               absl::StrCat("page_size must be between 0 and ", kMaxPageSize)));
+  }
+  std::vector<v1::JobState> states;
+  for (int s : request->states()) states.push_back(static_cast<v1::JobState>(s));
+  const std::map<std::string, std::string> labels(request->labels().begin(), request->labels().end());
+  absl::StatusOr<JobStore::Page> page = manager_->List(
+      states, labels, request->page_size() == 0 ? kDefaultPageSize : request->page_size(), before);
+  if (page.ok()) {
+    for (v1::Job& job : page->jobs) *response->add_jobs() = std::move(job);
+    if (page->next_before != 0) response->set_next_page_token(absl::StrCat(page->next_before));
+  }
+  return Answer(context, page.status());
+}
+
+}  // namespace npuzzle

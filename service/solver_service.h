@@ -1,0 +1,35 @@
+// SolverServiceImpl: the public gRPC API (npuzzle.v1.SolverService), a
+// thin layer over JobManager on gRPC's callback API, so thousands of
+// watchers cost no threads.
+#ifndef NPUZZLE_SERVICE_SOLVER_SERVICE_H_
+#define NPUZZLE_SERVICE_SOLVER_SERVICE_H_
+
+#include "npuzzle/v1/solver.grpc.pb.h"
+#include "service/job_manager.h"
+
+namespace npuzzle {
+
+class SolverServiceImpl final : public v1::SolverService::CallbackService {
+ public:
+  explicit SolverServiceImpl(JobManager* manager) : manager_(manager) {}
+
+  grpc::ServerUnaryReactor* SubmitJob(grpc::CallbackServerContext* context, const v1::SubmitJobRequest* request,
+                                      v1::Job* response) override;
+  grpc::ServerWriteReactor<v1::JobEvent>* WatchJob(grpc::CallbackServerContext* context,
+                                                   const v1::WatchJobRequest* request) override;
+  grpc::ServerWriteReactor<v1::JobEvent>* Solve(grpc::CallbackServerContext* context,
+                                                const v1::SubmitJobRequest* request) override;
+  grpc::ServerUnaryReactor* GetJob(grpc::CallbackServerContext* context, const v1::GetJobRequest* request,
+                                   v1::Job* response) override;
+  grpc::ServerUnaryReactor* CancelJob(grpc::CallbackServerContext* context, const v1::CancelJobRequest* request,
+                                      v1::Job* response) override;
+  grpc::ServerUnaryReactor* ListJobs(grpc::CallbackServerContext* context, const v1::ListJobsRequest* request,
+                                     v1::ListJobsResponse* response) override;
+
+ private:
+  JobManager* const manager_;
+};
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_SERVICE_SOLVER_SERVICE_H_

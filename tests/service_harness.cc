@@ -1,0 +1,212 @@
+#include "tests/service_harness.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "grpcpp/grpcpp.h"
+
+namespace npuzzle::testing {
+
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+Process::Process(std::vector<std::string> argv, std::string log) : log_(std::move(log)) {
+  std::vector<char*> args;
+  for (std::string& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  pid_ = fork();
+  if (pid_ == 0) {
+    const int fd = open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    setpgid(0, 0);  // its own group: a kill reaches its local workers too
+    execv(args[0], args.data());
+    _exit(127);
+  }
+}
+
+Process::~Process() {
+  if (!reaped_) {
+    kill(-pid_, SIGKILL);
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &status_, 0);
+  }
+}
+
+void Process::Signal(int signal) { kill(pid_, signal); }
+
+bool Process::Running() {
+  if (reaped_) return false;
+  if (waitpid(pid_, &status_, WNOHANG) == pid_) reaped_ = true;
+  return !reaped_;
+}
+
+int Process::Wait(absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (Running() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(10));
+  if (!reaped_) return -1;
+  return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
+}
+
+std::string Process::Log() const {
+  std::ifstream in(log_);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Coordinator::Coordinator(const TempDir& dir, int local_workers, std::vector<std::string> extra_flags)
+    : dir_(dir.path()),
+      data_dir_(dir.path() + "/data"),
+      local_workers_(local_workers),
+      extra_flags_(std::move(extra_flags)),
+      client_port_(FreePort()),
+      worker_port_(FreePort()) {}
+
+std::string Coordinator::client_address() const { return absl::StrCat("127.0.0.1:", client_port_); }
+std::string Coordinator::worker_address() const { return absl::StrCat("127.0.0.1:", worker_port_); }
+
+void Coordinator::Start() {
+  std::vector<std::string> argv = {std::string(NPUZZLE_BIN_DIR) + "/npuzzle-server",
+                                   "--listen=" + client_address(),
+                                   "--worker-listen=" + worker_address(),
+                                   "--data-dir=" + data_dir_,
+                                   absl::StrCat("--local-workers=", local_workers_),
+                                   // Quick to notice lost workers, quick to recover.
+                                   "--lease-timeout-ms=3000",
+                                   "--recovery-grace-ms=3000",
+                                   "--drain-grace-ms=5000"};
+  const std::string port_file = dir_ + "/ports";
+  std::filesystem::remove(port_file);
+  argv.push_back("--port-file=" + port_file);
+  argv.insert(argv.end(), extra_flags_.begin(), extra_flags_.end());
+  process_ = std::make_unique<Process>(argv, absl::StrCat(dir_, "/server-", ++starts_, ".log"));
+  // Dial only once it listens: early refusals would make the channel wait
+  // out a reconnect backoff.
+  const absl::Time deadline = absl::Now() + absl::Seconds(15);
+  while (!std::filesystem::exists(port_file) && process_->Running() && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  // A fresh connection: one shared with the previous server process could
+  // still look ready.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  stub_ = v1::SolverService::NewStub(
+      grpc::CreateCustomChannel(client_address(), grpc::InsecureChannelCredentials(), args));
+  while (absl::Now() < deadline && process_->Running() &&
+         GetJob(*stub_, "probe").status().code() == absl::StatusCode::kUnavailable) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+}
+
+std::unique_ptr<Process> StartWorker(const Coordinator& c, const TempDir& dir, const std::string& id,
+                                     std::vector<std::string> extra_flags) {
+  std::vector<std::string> argv = {std::string(NPUZZLE_BIN_DIR) + "/npuzzle-worker",
+                                   "--coordinator=" + c.worker_address(), "--worker-id=" + id,
+                                   "--data-dir=" + c.data_dir(), "--heartbeat-ms=300"};
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  return std::make_unique<Process>(argv, absl::StrCat(dir.path(), "/worker-", id, ".log"));
+}
+
+namespace {
+
+absl::Status FromGrpc(const grpc::Status& s) {
+  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Job> Submit(v1::SolverService::Stub& stub, const v1::JobSpec& spec) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = spec;
+  v1::Job job;
+  const grpc::Status s = stub.SubmitJob(&context, request, &job);
+  if (!s.ok()) return FromGrpc(s);
+  return job;
+}
+
+absl::StatusOr<v1::Job> GetJob(v1::SolverService::Stub& stub, const std::string& id) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  v1::GetJobRequest request;
+  request.set_job_id(id);
+  v1::Job job;
+  const grpc::Status s = stub.GetJob(&context, request, &job);
+  if (!s.ok()) return FromGrpc(s);
+  return job;
+}
+
+absl::StatusOr<v1::Job> AwaitState(v1::SolverService::Stub& stub, const std::string& id, v1::JobState state,
+                                   absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  for (;;) {
+    absl::StatusOr<v1::Job> job = GetJob(stub, id);
+    if (job.ok() && job->state() == state) return job;
+    if (absl::Now() > deadline) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "job ", id, " never reached ", v1::JobState_Name(state), "; last: ",
+          job.ok() ? v1::JobState_Name(job->state()) : std::string(job.status().message())));
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+}
+
+int Watched::finals() const {
+  int n = 0;
+  for (const v1::JobEvent& e : events) n += e.has_state() && e.state().has_finish_time();
+  return n;
+}
+
+const v1::Job* Watched::final_job() const {
+  for (const v1::JobEvent& e : events) {
+    if (e.has_state() && e.state().has_finish_time()) return &e.state();
+  }
+  return nullptr;
+}
+
+Watched WatchToEnd(v1::SolverService::Stub& stub, const std::string& id, absl::Duration deadline) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::milliseconds(absl::ToInt64Milliseconds(deadline)));
+  v1::WatchJobRequest request;
+  request.set_job_id(id);
+  auto reader = stub.WatchJob(&context, request);
+  Watched w;
+  v1::JobEvent e;
+  while (reader->Read(&e)) w.events.push_back(e);
+  w.status = reader->Finish();
+  return w;
+}
+
+v1::JobSpec SpecFor(const std::string& board, const std::string& goal_preset, const std::string& algorithm,
+                    const std::string& heuristic) {
+  v1::JobSpec spec;
+  spec.mutable_start()->set_text(board);
+  spec.set_goal_preset(goal_preset);
+  spec.set_algorithm(algorithm);
+  spec.set_heuristic(heuristic);
+  return spec;
+}
+
+}  // namespace npuzzle::testing

@@ -1,0 +1,91 @@
+// Real npuzzle processes for end-to-end tests: a coordinator and workers on
+// loopback, each with its own log, killable with real signals.
+#ifndef NPUZZLE_TESTS_SERVICE_HARNESS_H_
+#define NPUZZLE_TESTS_SERVICE_HARNESS_H_
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "npuzzle/v1/solver.grpc.pb.h"
+#include "tests/process_util.h"
+
+namespace npuzzle::testing {
+
+// A free TCP port on loopback (bound and released; fine for tests).
+int FreePort();
+
+class Process {
+ public:
+  // Starts argv with stdout and stderr appended to `log`.
+  Process(std::vector<std::string> argv, std::string log);
+  ~Process();  // SIGKILL if still running
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  pid_t pid() const { return pid_; }
+  void Signal(int signal);
+  // Waits for the exit; its status code, or -1 on timeout / by signal.
+  int Wait(absl::Duration timeout);
+  bool Running();
+  std::string Log() const;
+
+ private:
+  pid_t pid_ = 0;
+  bool reaped_ = false;
+  int status_ = 0;
+  std::string log_;
+};
+
+// A coordinator on fixed loopback ports and a data directory that survive
+// restarts.
+class Coordinator {
+ public:
+  Coordinator(const TempDir& dir, int local_workers, std::vector<std::string> extra_flags = {});
+  // (Re)starts the server process and waits until it answers.
+  void Start();
+  std::unique_ptr<Process>& process() { return process_; }
+  std::string client_address() const;
+  std::string worker_address() const;
+  v1::SolverService::Stub& stub() { return *stub_; }
+  std::string data_dir() const { return data_dir_; }
+
+ private:
+  std::string dir_;
+  std::string data_dir_;
+  int local_workers_;
+  std::vector<std::string> extra_flags_;
+  int client_port_, worker_port_;
+  int starts_ = 0;
+  std::unique_ptr<Process> process_;
+  std::unique_ptr<v1::SolverService::Stub> stub_;
+};
+
+std::unique_ptr<Process> StartWorker(const Coordinator& c, const TempDir& dir, const std::string& id,
+                                     std::vector<std::string> extra_flags = {});
+
+// Client helpers over the real API.
+absl::StatusOr<v1::Job> Submit(v1::SolverService::Stub& stub, const v1::JobSpec& spec);
+absl::StatusOr<v1::Job> GetJob(v1::SolverService::Stub& stub, const std::string& id);
+// Waits until the job is in `state` (or the timeout passes).
+absl::StatusOr<v1::Job> AwaitState(v1::SolverService::Stub& stub, const std::string& id, v1::JobState state,
+                                   absl::Duration timeout);
+// Every event of WatchJob until the stream ends (or the deadline passes).
+struct Watched {
+  std::vector<v1::JobEvent> events;
+  grpc::Status status;
+  int finals() const;  // events carrying a finished job
+  const v1::Job* final_job() const;
+};
+Watched WatchToEnd(v1::SolverService::Stub& stub, const std::string& id, absl::Duration deadline);
+
+v1::JobSpec SpecFor(const std::string& board, const std::string& goal_preset = "standard",
+                    const std::string& algorithm = "astar", const std::string& heuristic = "manhattan");
+
+}  // namespace npuzzle::testing
+
+#endif  // NPUZZLE_TESTS_SERVICE_HARNESS_H_

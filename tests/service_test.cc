@@ -1,0 +1,374 @@
+// The whole service, end to end: a real coordinator and real workers on
+// loopback, a real SQLite file, real signals.
+#include <signal.h>
+
+#include <random>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "engine/board_parser.h"
+#include "engine/goals.h"
+#include "engine/instances.h"
+#include "engine/moves.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/descriptor.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "health_check.grpc.pb.h"
+#include "server_reflection.grpc.pb.h"
+#include "tests/exhaustive.h"
+#include "tests/service_harness.h"
+#include "worker/job_spec.h"
+
+namespace npuzzle {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::AwaitState;
+using testing::Coordinator;
+using testing::GetJob;
+using testing::SpecFor;
+using testing::StartWorker;
+using testing::Submit;
+using testing::WatchToEnd;
+
+// Korf's instances 3 and 4 (goal: blank first): a few seconds and about one
+// second of IDA* with Manhattan distance.
+constexpr char kKorf3[] = "14 7 8 2 13 11 10 4 9 12 5 0 3 6 1 15";
+constexpr int kKorf3Length = 59;
+constexpr char kKorf4[] = "5 12 10 7 15 11 14 0 8 2 1 13 3 4 9 6";
+constexpr int kKorf4Length = 56;
+// Korf's instance 1 with misplaced tiles: far longer than any test.
+constexpr char kKorf1[] = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3";
+
+// The job's moves take its start board to its goal.
+void ExpectReplays(const v1::Job& job) {
+  const Board start = *BoardFromProto(job.start());
+  const Board goal = *BoardFromProto(job.goal());
+  absl::StatusOr<std::vector<Dir>> moves = ParseMoves(job.result().moves());
+  ASSERT_TRUE(moves.ok());
+  absl::StatusOr<Board> end = ApplyMoves(start, *moves);
+  ASSERT_TRUE(end.ok()) << end.status();
+  EXPECT_EQ(*end, goal) << job.id();
+  EXPECT_EQ(job.result().length(), static_cast<int>(moves->size()));
+}
+
+TEST(Service, SolveStreamsStatesAndAResultThatReplays) {
+  testing::TempDir dir;
+  Coordinator c(dir, /*local_workers=*/1);
+  c.Start();
+  grpc::ClientContext context;
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = SpecFor("8 1 3 4 0 2 7 6 5");
+  auto reader = c.stub().Solve(&context, request);
+  std::vector<v1::JobEvent> events;
+  v1::JobEvent e;
+  while (reader->Read(&e)) events.push_back(e);
+  ASSERT_TRUE(reader->Finish().ok());
+  ASSERT_FALSE(events.empty());
+  const v1::Job& last = events.back().state();
+  EXPECT_EQ(last.state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(last.result().status(), "solved");
+  EXPECT_EQ(last.result().length(), 14);
+  EXPECT_TRUE(last.result().optimal());
+  ExpectReplays(last);
+
+  // Several watchers of the finished job each get the result at once.
+  for (int i = 0; i < 3; ++i) {
+    const testing::Watched w = WatchToEnd(c.stub(), last.id(), absl::Seconds(5));
+    EXPECT_TRUE(w.status.ok());
+    ASSERT_EQ(w.events.size(), 1u);
+    EXPECT_EQ(w.final_job()->result().moves(), last.result().moves());
+  }
+}
+
+TEST(Service, ProgressStreamsWhileALongJobRuns) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1, {"--worker-progress-ms=100"});
+  c.Start();
+  const std::string id = Submit(c.stub(), SpecFor(kKorf3, "blank-first", "idastar"))->id();
+  const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(60));
+  int progress = 0;
+  uint64_t last_generated = 0;
+  for (const v1::JobEvent& e : w.events) {
+    if (!e.has_progress()) continue;
+    ++progress;
+    EXPECT_GE(e.progress().generated(), last_generated);
+    last_generated = e.progress().generated();
+    EXPECT_GT(e.progress().bound(), 0);
+  }
+  EXPECT_GE(progress, 3);
+  ASSERT_EQ(w.finals(), 1);
+  EXPECT_EQ(w.final_job()->result().length(), kKorf3Length);
+}
+
+TEST(Service, IdempotencyValidationAndUnsolvableJobs) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1, {"--max-memory-mb-ceiling=4096"});
+  c.Start();
+  v1::JobSpec spec = SpecFor("8 1 3 4 0 2 7 6 5");
+  spec.set_request_id("order-42");
+  const v1::Job first = *Submit(c.stub(), spec);
+  const v1::Job again = *Submit(c.stub(), spec);
+  EXPECT_EQ(first.id(), again.id());
+
+  struct Bad {
+    v1::JobSpec spec;
+    const char* message;
+  };
+  v1::JobSpec algorithm = SpecFor("8 1 3 4 0 2 7 6 5", "standard", "dijkstra");
+  v1::JobSpec heuristic = SpecFor("8 1 3 4 0 2 7 6 5", "standard", "astar", "euclid");
+  v1::JobSpec memory = SpecFor("8 1 3 4 0 2 7 6 5");
+  memory.mutable_limits()->set_max_memory_mb(100000);
+  std::string big;
+  for (int t = 1; t < 81; ++t) big += std::to_string(t) + " ";
+  for (const Bad& bad : {Bad{SpecFor("1 2 3 4 5 5 7 8 0"), "start: duplicate tile 5"},
+                         Bad{SpecFor(big + "0"), "board size 9x9 is out of range"},
+                         Bad{algorithm, "unknown algorithm 'dijkstra'"},
+                         Bad{heuristic, "unknown heuristic 'euclid'"},
+                         Bad{SpecFor("8 1 3 4 0 2 7 6 5", "spiral"), "goal: unknown goal preset 'spiral'"},
+                         Bad{memory, "exceeds this service's ceiling of 4096"}}) {
+    const absl::Status s = Submit(c.stub(), bad.spec).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad.message;
+    EXPECT_THAT(s.message(), HasSubstr(bad.message));
+  }
+
+  const v1::Job unsolvable = *Submit(c.stub(), SpecFor("1 2 3 4 5 6 8 7 0"));
+  EXPECT_EQ(unsolvable.state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(unsolvable.result().status(), "unsolvable");
+
+  EXPECT_EQ(GetJob(c.stub(), "job-unknown").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(WatchToEnd(c.stub(), "job-unknown", absl::Seconds(5)).status.error_code(), grpc::StatusCode::NOT_FOUND);
+  grpc::ClientContext context;
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id(unsolvable.id());
+  v1::Job reply;
+  EXPECT_EQ(c.stub().CancelJob(&context, cancel, &reply).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  // The server keeps serving.
+  EXPECT_EQ(AwaitState(c.stub(), first.id(), v1::JOB_STATE_DONE, absl::Seconds(10))->result().length(), 14);
+}
+
+grpc::Status Cancel(v1::SolverService::Stub& stub, const std::string& id, v1::Job* job) {
+  grpc::ClientContext context;
+  v1::CancelJobRequest request;
+  request.set_job_id(id);
+  return stub.CancelJob(&context, request, job);
+}
+
+TEST(Service, CancelQueuedAndRunningJobs) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1);
+  c.Start();
+  const std::string running = Submit(c.stub(), SpecFor(kKorf1, "blank-first", "idastar", "misplaced"))->id();
+  ASSERT_TRUE(AwaitState(c.stub(), running, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+  const std::string queued = Submit(c.stub(), SpecFor(kKorf1, "blank-first", "idastar", "misplaced"))->id();
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_EQ(GetJob(c.stub(), queued)->state(), v1::JOB_STATE_QUEUED);
+
+  v1::Job job;
+  ASSERT_TRUE(Cancel(c.stub(), queued, &job).ok());
+  EXPECT_EQ(job.state(), v1::JOB_STATE_CANCELLED);
+
+  const absl::Time asked = absl::Now();
+  ASSERT_TRUE(Cancel(c.stub(), running, &job).ok());
+  const absl::Duration took = absl::Now() - asked;
+  EXPECT_EQ(job.state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_EQ(job.result().status(), "cancelled");
+  EXPECT_GT(job.result().stats().expanded(), 0u);  // it had been searching
+  EXPECT_LT(took, absl::Milliseconds(200)) << "stopping a running job took " << took;
+}
+
+TEST(Service, KilledWorkersJobFinishesOnAnotherWorker) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  auto a = StartWorker(c, dir, "a");
+  auto b = StartWorker(c, dir, "b");
+  const std::string id = Submit(c.stub(), SpecFor(kKorf3, "blank-first", "idastar"))->id();
+  absl::StatusOr<v1::Job> job = AwaitState(c.stub(), id, v1::JOB_STATE_RUNNING, absl::Seconds(10));
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::SleepFor(absl::Milliseconds(500));  // mid-search
+  auto& victim = job->worker_id() == "a" ? a : b;
+  const std::string survivor = job->worker_id() == "a" ? "b" : "a";
+  victim->Signal(SIGKILL);
+
+  const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(60));
+  ASSERT_EQ(w.finals(), 1);
+  const v1::Job& done = *w.final_job();
+  EXPECT_EQ(done.state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(done.result().length(), kKorf3Length);
+  EXPECT_EQ(done.worker_id(), survivor);
+  EXPECT_EQ(done.attempt(), 2);
+  EXPECT_EQ(done.lost_attempts(), 1);
+  ExpectReplays(done);
+}
+
+TEST(Service, KilledCoordinatorLosesNothingAndReportsEachJobOnce) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  auto a = StartWorker(c, dir, "a");
+  auto b = StartWorker(c, dir, "b");
+  std::vector<std::pair<std::string, int>> jobs;  // id, length
+  jobs.emplace_back(Submit(c.stub(), SpecFor(kKorf3, "blank-first", "idastar"))->id(), kKorf3Length);
+  jobs.emplace_back(Submit(c.stub(), SpecFor(kKorf4, "blank-first", "idastar"))->id(), kKorf4Length);
+  for (const char* board : {"8 1 3 4 0 2 7 6 5", "8 6 7 2 5 4 3 0 1", "6 4 7 8 5 0 3 2 1"}) {
+    jobs.emplace_back(Submit(c.stub(), SpecFor(board, "standard", "idastar"))->id(),
+                      std::string(board) == "8 1 3 4 0 2 7 6 5" ? 14 : 31);
+  }
+  ASSERT_TRUE(AwaitState(c.stub(), jobs[0].first, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+  ASSERT_TRUE(AwaitState(c.stub(), jobs[1].first, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+  EXPECT_EQ(GetJob(c.stub(), jobs[4].first)->state(), v1::JOB_STATE_QUEUED);
+
+  c.process()->Signal(SIGKILL);
+  ASSERT_EQ(c.process()->Wait(absl::Seconds(5)), -1);  // killed, not exited
+  absl::SleepFor(absl::Milliseconds(300));
+  c.Start();
+
+  for (const auto& [id, length] : jobs) {
+    const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(90));
+    EXPECT_TRUE(w.status.ok()) << w.status.error_message() << "\n" << c.process()->Log();
+    ASSERT_EQ(w.finals(), 1) << id;
+    const v1::Job& done = *w.final_job();
+    EXPECT_EQ(done.state(), v1::JOB_STATE_DONE) << done.error();
+    EXPECT_EQ(done.result().length(), length);
+    EXPECT_LE(done.attempt(), 2);
+    ExpectReplays(done);
+    // Asking again gives the same single answer.
+    EXPECT_EQ(GetJob(c.stub(), id)->result().moves(), done.result().moves());
+  }
+  // The long jobs' workers kept them across the restart rather than start over.
+  EXPECT_EQ(GetJob(c.stub(), jobs[0].first)->attempt(), 1) << c.process()->Log() << a->Log() << b->Log();
+}
+
+TEST(Service, FiveHundredConcurrentJobsFromSeveralClients) {
+  testing::TempDir dir;
+  Coordinator c(dir, 2);
+  c.Start();
+  const Board goal = *GoalPreset("standard", 3, 3);
+  const testing::ExhaustiveDistances oracle(goal);
+  constexpr int kClients = 5, kJobsEach = 100;
+  std::atomic<int> right = 0, finals = 0;
+  std::vector<std::string> failures;
+  absl::Mutex mu;
+  std::vector<std::thread> clients;
+  for (int k = 0; k < kClients; ++k) {
+    clients.emplace_back([&, k] {
+      // Each client its own connection, submitting all its jobs first.
+      auto stub = v1::SolverService::NewStub(grpc::CreateChannel(c.client_address(), grpc::InsecureChannelCredentials()));
+      std::mt19937_64 rng(k);
+      std::vector<std::pair<std::string, int>> mine;
+      for (int i = 0; i < kJobsEach; ++i) {
+        const Board start = RandomSolvableBoard(goal, rng);
+        v1::JobSpec spec;
+        *spec.mutable_start() = BoardToProto(start);
+        spec.set_algorithm(i % 2 ? "idastar" : "astar");
+        absl::StatusOr<v1::Job> job = Submit(*stub, spec);
+        if (!job.ok()) {
+          absl::MutexLock lock(&mu);
+          failures.push_back(std::string(job.status().message()));
+          continue;
+        }
+        mine.emplace_back(job->id(), oracle.Distance(start));
+      }
+      for (const auto& [id, distance] : mine) {
+        const testing::Watched w = WatchToEnd(*stub, id, absl::Seconds(120));
+        finals += w.finals();
+        if (w.final_job() != nullptr && w.final_job()->result().length() == distance &&
+            w.final_job()->result().optimal()) {
+          ++right;
+        }
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_TRUE(failures.empty()) << failures.front();
+  EXPECT_EQ(finals, kClients * kJobsEach);
+  EXPECT_EQ(right, kClients * kJobsEach);
+}
+
+TEST(Service, SigtermDrainsTheCoordinatorAndLetsRunningJobsFinish) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1);
+  c.Start();
+  const std::string id = Submit(c.stub(), SpecFor(kKorf4, "blank-first", "idastar"))->id();
+  ASSERT_TRUE(AwaitState(c.stub(), id, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+  c.process()->Signal(SIGTERM);
+  // New work is refused while it drains.
+  absl::SleepFor(absl::Milliseconds(100));
+  EXPECT_EQ(Submit(c.stub(), SpecFor("8 1 3 4 0 2 7 6 5")).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(c.process()->Wait(absl::Seconds(20)), 0) << c.process()->Log();
+  c.Start();
+  const absl::StatusOr<v1::Job> job = GetJob(c.stub(), id);
+  ASSERT_TRUE(job.ok()) << job.status() << "\n" << c.process()->Log();
+  EXPECT_EQ(job->state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(job->result().length(), kKorf4Length);
+}
+
+TEST(Service, SigtermedWorkerHandsItsJobBackWithoutPenalty) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  auto a = StartWorker(c, dir, "a", {"--drain-grace-ms=300"});
+  const std::string id = Submit(c.stub(), SpecFor(kKorf3, "blank-first", "idastar"))->id();
+  ASSERT_TRUE(AwaitState(c.stub(), id, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+  auto b = StartWorker(c, dir, "b");
+  a->Signal(SIGTERM);
+  EXPECT_EQ(a->Wait(absl::Seconds(10)), 0) << a->Log();
+  const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(60));
+  ASSERT_EQ(w.finals(), 1);
+  EXPECT_EQ(w.final_job()->worker_id(), "b");
+  EXPECT_EQ(w.final_job()->lost_attempts(), 0);
+  EXPECT_EQ(w.final_job()->result().length(), kKorf3Length);
+}
+
+TEST(Service, GenericToolsFindHealthAndTheApiByReflection) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  auto channel = grpc::CreateChannel(c.client_address(), grpc::InsecureChannelCredentials());
+
+  auto health = grpc::health::v1::Health::NewStub(channel);
+  for (const char* service : {"", "npuzzle.v1.SolverService"}) {
+    grpc::ClientContext context;
+    grpc::health::v1::HealthCheckRequest request;
+    request.set_service(service);
+    grpc::health::v1::HealthCheckResponse response;
+    ASSERT_TRUE(health->Check(&context, request, &response).ok()) << service;
+    EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+  }
+
+  auto reflection = grpc::reflection::v1alpha::ServerReflection::NewStub(channel);
+  grpc::ClientContext context;
+  auto stream = reflection->ServerReflectionInfo(&context);
+  grpc::reflection::v1alpha::ServerReflectionRequest list;
+  list.set_list_services("");
+  ASSERT_TRUE(stream->Write(list));
+  grpc::reflection::v1alpha::ServerReflectionResponse listed;
+  ASSERT_TRUE(stream->Read(&listed));
+  std::vector<std::string> names;
+  for (const auto& s : listed.list_services_response().service()) names.push_back(s.name());
+  EXPECT_THAT(names, ::testing::Contains("npuzzle.v1.SolverService"));
+
+  grpc::reflection::v1alpha::ServerReflectionRequest file;
+  file.set_file_containing_symbol("npuzzle.v1.SolverService");
+  ASSERT_TRUE(stream->Write(file));
+  grpc::reflection::v1alpha::ServerReflectionResponse described;
+  ASSERT_TRUE(stream->Read(&described));
+  bool found = false;
+  for (const std::string& bytes : described.file_descriptor_response().file_descriptor_proto()) {
+    google::protobuf::FileDescriptorProto proto;
+    ASSERT_TRUE(proto.ParseFromString(bytes));
+    for (const auto& service : proto.service()) {
+      if (service.name() != "SolverService") continue;
+      for (const auto& method : service.method()) found |= method.name() == "SubmitJob";
+    }
+  }
+  EXPECT_TRUE(found);
+  stream->WritesDone();
+}
+
+}  // namespace
+}  // namespace npuzzle

@@ -1,0 +1,262 @@
+#include "worker/worker_agent.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+#include <thread>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "engine/solver.h"
+#include "grpcpp/grpcpp.h"
+#include "worker/job_spec.h"
+
+namespace npuzzle {
+namespace {
+
+constexpr size_t kRecentResults = 64;
+
+void Log(const std::string& id, const std::string& message) {
+  std::cerr << absl::FormatTime("%Y-%m-%dT%H:%M:%E3S ", absl::Now(), absl::LocalTimeZone()) << "npuzzle-worker "
+            << id << ": " << message << std::endl;
+}
+
+}  // namespace
+
+WorkerAgent::WorkerAgent(AgentOptions options) : options_(std::move(options)) {}
+
+v1::WorkerMessage WorkerAgent::Hello() {
+  v1::WorkerMessage m;
+  v1::WorkerHello* hello = m.mutable_hello();
+  hello->set_worker_id(options_.worker_id);
+  hello->set_capacity(options_.concurrency);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  hello->set_host(host);
+  absl::MutexLock lock(&mu_);
+  for (const auto& [id, job] : jobs_) {
+    v1::RunningJob* r = hello->add_running();
+    r->set_job_id(id);
+    r->set_attempt(job->attempt);
+  }
+  for (const v1::JobFinished& f : recent_) *hello->add_finished() = f;
+  return m;
+}
+
+bool WorkerAgent::Send(const v1::WorkerMessage& message) {
+  absl::MutexLock lock(&stream_mu_);
+  return stream_ != nullptr && stream_->Write(message);
+}
+
+void WorkerAgent::Run() {
+  grpc::ChannelArguments args;
+  // Notice a coordinator that vanished without closing the connection.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  auto channel = grpc::CreateCustomChannel(options_.coordinator, grpc::InsecureChannelCredentials(), args);
+  auto stub = v1::WorkerService::NewStub(channel);
+  std::thread sender([this] { SendLoop(); });
+  absl::BitGen random;
+  absl::Duration backoff = absl::Milliseconds(100);
+  for (;;) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopped_) break;
+    }
+    const absl::Time began = absl::Now();
+    Session(*stub);
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopped_) break;
+    }
+    // A session that lasted was fine: start the backoff over.
+    if (absl::Now() - began > absl::Seconds(10)) backoff = absl::Milliseconds(100);
+    absl::SleepFor(backoff * absl::Uniform(random, 0.5, 1.5));
+    backoff = std::min(backoff * 2, absl::Seconds(2));
+  }
+  sender.join();
+}
+
+void WorkerAgent::Session(v1::WorkerService::Stub& stub) {
+  grpc::ClientContext context;
+  // Wait for the coordinator rather than fail at once: the channel retries
+  // the connection and the stream starts the moment it is back.
+  context.set_wait_for_ready(true);
+  bool draining;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopped_) return;
+    context_ = &context;  // Drain can cancel even a stream still waiting
+    draining = draining_;
+  }
+  std::unique_ptr<Stream> stream = stub.Connect(&context);
+  if (!stream->Write(Hello())) {
+    (void)stream->Finish();
+    absl::MutexLock lock(&mu_);
+    context_ = nullptr;
+    return;
+  }
+  {
+    absl::MutexLock lock(&stream_mu_);
+    stream_ = stream.get();
+  }
+  Log(options_.worker_id, "connected to " + options_.coordinator);
+  if (draining) {
+    v1::WorkerMessage m;
+    m.set_draining(true);
+    Send(m);
+  }
+  v1::CoordinatorMessage incoming;
+  while (stream->Read(&incoming)) {
+    if (incoming.has_assign()) {
+      StartJob(incoming.assign());
+    } else if (incoming.has_cancel()) {
+      absl::MutexLock lock(&mu_);
+      auto it = jobs_.find(incoming.cancel().job_id());
+      if (it != jobs_.end() && it->second->attempt == incoming.cancel().attempt()) it->second->cancel.Cancel();
+    }
+  }
+  {
+    absl::MutexLock lock(&stream_mu_);
+    stream_ = nullptr;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    context_ = nullptr;
+  }
+  const grpc::Status status = stream->Finish();
+  Log(options_.worker_id, absl::StrCat("disconnected: ", status.error_message().empty() ? "stream ended"
+                                                                                          : status.error_message()));
+}
+
+void WorkerAgent::StartJob(const v1::Assignment& assignment) {
+  auto job = std::make_shared<Job>();
+  job->id = assignment.job_id();
+  job->attempt = assignment.attempt();
+  {
+    absl::MutexLock lock(&mu_);
+    if (jobs_.contains(job->id)) return;  // a repeat
+    if (draining_) {
+      v1::WorkerMessage m;
+      m.mutable_released()->set_job_id(job->id);
+      m.mutable_released()->set_attempt(job->attempt);
+      Send(m);
+      return;
+    }
+    jobs_[job->id] = job;
+  }
+  std::thread([this, job, spec = assignment.spec()] { RunJob(job, spec); }).detach();
+}
+
+void WorkerAgent::RunJob(std::shared_ptr<Job> job, v1::JobSpec spec) {
+  v1::WorkerMessage done;
+  v1::JobFinished* finished = done.mutable_finished();
+  finished->set_job_id(job->id);
+  finished->set_attempt(job->attempt);
+  absl::StatusOr<SolveRequest> request = RequestFromSpec(spec);
+  if (request.ok()) {
+    request->heuristic_options.pdb_dir = options_.pdb_dir;
+    request->heuristic_options.on_message = [this](absl::string_view m) { Log(options_.worker_id, std::string(m)); };
+    request->options.threads = std::clamp(request->options.threads, 1, options_.max_search_threads);
+    request->options.progress_interval = options_.progress_interval;
+    request->options.cancel = &job->cancel;
+    request->options.on_progress = [this, job](const Progress& p) {
+      absl::MutexLock lock(&mu_);
+      job->unsent_progress = ProgressToProto(p);
+    };
+    absl::StatusOr<SolveResult> result = Solve(*request);
+    if (result.ok()) {
+      *finished->mutable_result() = ResultToProto(*result);
+    } else {
+      finished->set_error(std::string(result.status().message()));
+    }
+  } else {
+    finished->set_error(std::string(request.status().message()));
+  }
+  bool release;
+  {
+    absl::MutexLock lock(&mu_);
+    release = job->release;
+    if (!release) {
+      recent_.push_back(*finished);
+      if (recent_.size() > kRecentResults) recent_.pop_front();
+    }
+  }
+  if (release) {
+    v1::WorkerMessage m;
+    m.mutable_released()->set_job_id(job->id);
+    m.mutable_released()->set_attempt(job->attempt);
+    Send(m);
+  } else {
+    Send(done);
+  }
+  // Only now: a drain waits for this, and must not close the link before
+  // the message above is on it.
+  absl::MutexLock lock(&mu_);
+  jobs_.erase(job->id);
+}
+
+void WorkerAgent::SendLoop() {
+  constexpr absl::Duration kTick = absl::Milliseconds(50);
+  absl::Time next_heartbeat = absl::Now();
+  for (;;) {
+    std::vector<v1::WorkerMessage> out;
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopped_) return;
+      for (auto& [id, job] : jobs_) {
+        if (!job->unsent_progress) continue;
+        v1::WorkerMessage m;
+        m.mutable_progress()->set_job_id(id);
+        m.mutable_progress()->set_attempt(job->attempt);
+        *m.mutable_progress()->mutable_progress() = *std::move(job->unsent_progress);
+        job->unsent_progress.reset();
+        out.push_back(std::move(m));
+      }
+      if (absl::Now() >= next_heartbeat) {
+        next_heartbeat = absl::Now() + options_.heartbeat_interval;
+        v1::WorkerMessage m;
+        for (const auto& [id, job] : jobs_) {
+          v1::RunningJob* r = m.mutable_heartbeat()->add_running();
+          r->set_job_id(id);
+          r->set_attempt(job->attempt);
+        }
+        if (!m.has_heartbeat()) m.mutable_heartbeat();
+        out.push_back(std::move(m));
+      }
+    }
+    for (const v1::WorkerMessage& m : out) Send(m);
+    absl::SleepFor(kTick);
+  }
+}
+
+void WorkerAgent::Drain() {
+  Log(options_.worker_id, absl::StrCat("draining: running jobs get ", absl::FormatDuration(options_.drain_grace)));
+  {
+    absl::MutexLock lock(&mu_);
+    draining_ = true;
+  }
+  v1::WorkerMessage draining;
+  draining.set_draining(true);
+  Send(draining);
+
+  auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return jobs_.empty(); };
+  mu_.Lock();
+  mu_.AwaitWithTimeout(absl::Condition(&idle), options_.drain_grace);
+  for (auto& [id, job] : jobs_) {
+    job->release = true;
+    job->cancel.Cancel();
+  }
+  // Cancelled searches stop within milliseconds; then they are handed back.
+  mu_.AwaitWithTimeout(absl::Condition(&idle), absl::Seconds(2));
+  stopped_ = true;
+  if (context_ != nullptr) context_->TryCancel();
+  mu_.Unlock();
+}
+
+}  // namespace npuzzle

@@ -1,0 +1,80 @@
+// WorkerAgent: a worker's life. It dials the coordinator (retrying with
+// backoff), introduces itself with its capacity and whatever it was still
+// running or had not yet reported, runs up to `concurrency` jobs at once
+// with the engine, and reports progress (newest only, on its own thread so
+// a slow link never slows a search) and results. Drain() stops it taking
+// work and gives running jobs a grace period before handing them back.
+#ifndef NPUZZLE_WORKER_WORKER_AGENT_H_
+#define NPUZZLE_WORKER_WORKER_AGENT_H_
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "engine/search.h"
+#include "npuzzle/v1/worker.grpc.pb.h"
+
+namespace npuzzle {
+
+struct AgentOptions {
+  std::string coordinator = "localhost:50052";
+  std::string worker_id;
+  int concurrency = 1;
+  int max_search_threads = 1;
+  std::string pdb_dir;  // empty: the engine's default
+  absl::Duration progress_interval = absl::Milliseconds(250);
+  absl::Duration heartbeat_interval = absl::Seconds(1);
+  absl::Duration drain_grace = absl::Seconds(25);
+};
+
+class WorkerAgent {
+ public:
+  explicit WorkerAgent(AgentOptions options);
+
+  // Works until Drain() has finished; then returns.
+  void Run();
+  // From any thread (a signal handler thread): take no more jobs, let the
+  // running ones finish for the grace period, hand back the rest, end Run.
+  void Drain();
+
+ private:
+  using Stream = grpc::ClientReaderWriter<v1::WorkerMessage, v1::CoordinatorMessage>;
+
+  struct Job {
+    std::string id;
+    int attempt = 0;
+    CancelToken cancel;
+    bool release = false;  // stopped for shutdown: hand back, don't report
+    std::optional<v1::Progress> unsent_progress;
+  };
+
+  void Session(v1::WorkerService::Stub& stub);
+  void StartJob(const v1::Assignment& assignment);
+  void RunJob(std::shared_ptr<Job> job, v1::JobSpec spec);
+  // Writes on the current stream; false when there is none or it failed.
+  bool Send(const v1::WorkerMessage& message);
+  void SendLoop();
+  v1::WorkerMessage Hello();
+
+  const AgentOptions options_;
+
+  absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<Job>> jobs_ ABSL_GUARDED_BY(mu_);
+  // Recent results, repeated in each hello: one written just before a link
+  // broke may never have arrived, and the coordinator ignores repeats.
+  std::deque<v1::JobFinished> recent_ ABSL_GUARDED_BY(mu_);
+  bool draining_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::ClientContext* context_ ABSL_GUARDED_BY(mu_) = nullptr;
+
+  absl::Mutex stream_mu_;  // held while writing
+  Stream* stream_ ABSL_GUARDED_BY(stream_mu_) = nullptr;
+};
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_WORKER_WORKER_AGENT_H_

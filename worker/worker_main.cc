@@ -1,0 +1,73 @@
+// npuzzle-worker: runs solve jobs for a coordinator. SIGTERM: take no more
+// work, let running jobs finish within --drain-grace-ms, hand back the
+// rest, exit 0.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "common/env_flags.h"
+#include "common/flag_names.h"
+#include "worker/worker_agent.h"
+
+ABSL_FLAG(std::string, coordinator, "localhost:50052", "the coordinator's worker address (host:port)");
+ABSL_FLAG(int, concurrency, 1, "jobs run at once");
+ABSL_FLAG(int, max_search_threads, 0, "threads one job may use (0: one per core)");
+ABSL_FLAG(std::string, worker_id, "", "default: <host>-<pid>");
+ABSL_FLAG(std::string, data_dir, "", "pattern tables are cached in DIR/pdb (default $NPUZZLE_DATA_DIR or ~/.cache)");
+ABSL_FLAG(int64_t, progress_interval_ms, 250, "how often a running job reports progress");
+ABSL_FLAG(int64_t, heartbeat_ms, 1000, "how often the worker tells the coordinator it is alive");
+ABSL_FLAG(int64_t, drain_grace_ms, 25000, "on SIGTERM, how long running jobs may take to finish");
+ABSL_FLAG(bool, exit_with_parent, false, "drain and exit when the parent process dies (local workers)");
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("npuzzle-worker [flags]: runs npuzzle jobs (every flag also reads NPUZZLE_<FLAG>)");
+  npuzzle::NormalizeFlagNames(argc, argv);
+  if (absl::Status s = npuzzle::ApplyEnvironmentFlags(); !s.ok()) {
+    std::cerr << "npuzzle-worker: " << s.message() << "\n";
+    return 2;
+  }
+  absl::ParseCommandLine(argc, argv);
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  if (absl::GetFlag(FLAGS_exit_with_parent)) {
+    const pid_t parent = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) return 0;
+  }
+
+  npuzzle::AgentOptions options;
+  options.coordinator = absl::GetFlag(FLAGS_coordinator);
+  options.concurrency = std::max(1, absl::GetFlag(FLAGS_concurrency));
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.max_search_threads = absl::GetFlag(FLAGS_max_search_threads) > 0 ? absl::GetFlag(FLAGS_max_search_threads)
+                                                                            : cores;
+  options.worker_id = absl::GetFlag(FLAGS_worker_id);
+  if (options.worker_id.empty()) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    options.worker_id = absl::StrCat(host, "-", getpid());
+  }
+  if (!absl::GetFlag(FLAGS_data_dir).empty()) options.pdb_dir = absl::GetFlag(FLAGS_data_dir) + "/pdb";
+  options.progress_interval = absl::Milliseconds(absl::GetFlag(FLAGS_progress_interval_ms));
+  options.heartbeat_interval = absl::Milliseconds(absl::GetFlag(FLAGS_heartbeat_ms));
+  options.drain_grace = absl::Milliseconds(absl::GetFlag(FLAGS_drain_grace_ms));
+
+  npuzzle::WorkerAgent agent(options);
+  std::thread worker([&agent] { agent.Run(); });
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  agent.Drain();
+  worker.join();
+  return 0;
+}
