@@ -1,0 +1,114 @@
+// Service benchmarks (issue 4), against a real coordinator with two local
+// workers on loopback:
+//   latency: submit-to-final-result of trivial 3x3 jobs (Solve RPC), median
+//            and 99th percentile, beside a no-op unary RPC (health Check)
+//            measured in the same run;
+//   throughput: 3x3 jobs per second sustained for --seconds.
+//
+//   service_bench [--seconds 30] [--clients 8] [--store_full_sync=false]
+#include <atomic>
+#include <iostream>
+#include <random>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "bench/bench_util.h"
+#include "engine/goals.h"
+#include "engine/instances.h"
+#include "grpcpp/grpcpp.h"
+#include "health_check.grpc.pb.h"
+#include "tests/service_harness.h"
+#include "worker/job_spec.h"
+
+ABSL_FLAG(int, samples, 1000, "latency samples of each kind");
+ABSL_FLAG(int, seconds, 30, "throughput run length");
+ABSL_FLAG(int, clients, 8, "concurrent Solve streams in the throughput run");
+ABSL_FLAG(bool, store_full_sync, true, "the coordinator's --store-full-sync");
+
+namespace npuzzle::bench {
+namespace {
+
+double Percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
+}
+
+// Submit-to-final: one Solve stream read to its last event.
+bool SolveOnce(v1::SolverService::Stub& stub, const v1::JobSpec& spec) {
+  grpc::ClientContext context;
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = spec;
+  auto reader = stub.Solve(&context, request);
+  v1::JobEvent e;
+  bool done = false;
+  while (reader->Read(&e)) done = e.has_state() && e.state().state() == v1::JOB_STATE_DONE;
+  return reader->Finish().ok() && done;
+}
+
+int Main() {
+  testing::TempDir dir;
+  testing::Coordinator c(dir, 2,
+                         {absl::StrCat("--store-full-sync=", absl::GetFlag(FLAGS_store_full_sync) ? "true" : "false")});
+  c.Start();
+  auto channel = grpc::CreateChannel(c.client_address(), grpc::InsecureChannelCredentials());
+  auto health = grpc::health::v1::Health::NewStub(channel);
+  auto stub = v1::SolverService::NewStub(channel);
+  const Board goal = *GoalPreset("standard", 3, 3);
+  std::mt19937_64 rng(1);
+
+  // Interleaved, so both see the same machine.
+  std::vector<double> noop_us, job_us;
+  for (int i = 0; i < absl::GetFlag(FLAGS_samples); ++i) {
+    absl::Time t = absl::Now();
+    grpc::ClientContext context;
+    grpc::health::v1::HealthCheckResponse response;
+    if (!health->Check(&context, {}, &response).ok()) return 1;
+    noop_us.push_back(absl::ToDoubleMicroseconds(absl::Now() - t));
+
+    v1::JobSpec spec;
+    *spec.mutable_start() = BoardToProto(RandomWalk(goal, 8, rng));
+    t = absl::Now();
+    if (!SolveOnce(*stub, spec)) return 1;
+    job_us.push_back(absl::ToDoubleMicroseconds(absl::Now() - t));
+  }
+  std::cout << absl::StrFormat(
+      "latency (%d samples, store_full_sync=%s):\n"
+      "  no-op unary RPC      median %7.0f us   p99 %7.0f us\n"
+      "  trivial 3x3 job      median %7.0f us   p99 %7.0f us   (submit to final result)\n",
+      job_us.size(), absl::GetFlag(FLAGS_store_full_sync) ? "true" : "false", Median(noop_us), Percentile(noop_us, 0.99),
+      Median(job_us), Percentile(job_us, 0.99));
+
+  std::atomic<int64_t> completed = 0;
+  std::atomic<bool> stop = false;
+  std::vector<std::thread> clients;
+  for (int k = 0; k < absl::GetFlag(FLAGS_clients); ++k) {
+    clients.emplace_back([&, k] {
+      std::mt19937_64 local(100 + k);
+      while (!stop) {
+        v1::JobSpec spec;
+        *spec.mutable_start() = BoardToProto(RandomSolvableBoard(goal, local));
+        if (SolveOnce(*stub, spec)) ++completed;
+      }
+    });
+  }
+  const absl::Time began = absl::Now();
+  absl::SleepFor(absl::Seconds(absl::GetFlag(FLAGS_seconds)));
+  stop = true;
+  for (std::thread& t : clients) t.join();
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - began);
+  std::cout << absl::StrFormat(
+      "throughput: %d random 3x3 jobs (A*, Manhattan) in %.1f s with 2 local workers and %d clients: %.0f jobs/s\n",
+      completed.load(), seconds, absl::GetFlag(FLAGS_clients), completed / seconds);
+  return 0;
+}
+
+}  // namespace
+}  // namespace npuzzle::bench
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return npuzzle::bench::Main();
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""A Python client for the npuzzle service: submit a job, stream its
+progress, print the result, cancel.
+
+The gRPC stubs are generated at build time (build/python); put that
+directory on PYTHONPATH or pass --stubs.
+
+    npuzzle_client.py --server localhost:50051 solve --board "8 1 3 4 0 2 7 6 5"
+    npuzzle_client.py --server localhost:50051 submit --board "..." --algorithm idastar
+    npuzzle_client.py --server localhost:50051 watch JOB_ID
+    npuzzle_client.py --server localhost:50051 cancel JOB_ID
+"""
+
+import argparse
+import json
+import os
+import sys
+
+
+def load_stubs(stubs_dir):
+    if stubs_dir:
+        sys.path.insert(0, stubs_dir)
+    from npuzzle.v1 import solver_pb2, solver_pb2_grpc  # noqa: E402
+    return solver_pb2, solver_pb2_grpc
+
+
+def state_name(pb, state):
+    return pb.JobState.Name(state).removeprefix("JOB_STATE_").lower()
+
+
+def spec_from_args(pb, args):
+    spec = pb.JobSpec(algorithm=args.algorithm, heuristic=args.heuristic,
+                      goal_preset=args.goal_preset or "", priority=args.priority)
+    spec.start.text = args.board
+    if args.goal:
+        spec.goal.text = args.goal
+    if args.pdb_preset:
+        spec.pdb_preset = args.pdb_preset
+    if args.max_time_ms:
+        spec.limits.max_time_ms = args.max_time_ms
+    return spec
+
+
+def print_result(pb, job):
+    if job.state == pb.JOB_STATE_DONE and job.result.status == "solved":
+        r = job.result
+        print(f"{job.id}: solved in {r.length} moves"
+              f"{' (optimal)' if r.optimal else ''} with {r.algorithm} + {r.heuristic}")
+        print(f"moves (blank): {r.moves}")
+        print(f"tiles moved:   {' '.join(str(t) for t in r.tile_moves)}")
+        print(f"expanded {r.stats.expanded}, generated {r.stats.generated}, {r.stats.elapsed_ms:.3f} ms")
+    elif job.state == pb.JOB_STATE_FAILED:
+        print(f"{job.id}: failed: {job.error}")
+    else:
+        print(f"{job.id}: {state_name(pb, job.state)}: {job.result.status}")
+
+
+def follow(pb, events, as_json):
+    """Prints a job's events; returns the finished job (or None)."""
+    last = None
+    for event in events:
+        kind = event.WhichOneof("event")
+        if as_json:
+            from google.protobuf import json_format
+            print(json.dumps(json_format.MessageToDict(event, preserving_proto_field_name=True)), flush=True)
+        elif kind == "progress":
+            p = event.progress
+            print(f"progress: {p.expanded} expanded, {p.generated} generated, bound {p.bound}, "
+                  f"{p.elapsed_ms:.0f} ms", file=sys.stderr, flush=True)
+        else:
+            print(f"{event.state.id} {state_name(pb, event.state.state)}", file=sys.stderr, flush=True)
+        if kind == "state":
+            last = event.state
+    return last
+
+
+def exit_code(pb, job):
+    if job is None or job.state == pb.JOB_STATE_FAILED:
+        return 1
+    if job.state == pb.JOB_STATE_DONE and job.result.status in ("solved", "unsolvable"):
+        return 0
+    return 3
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--server", default=os.environ.get("NPUZZLE_SERVER", "localhost:50051"))
+    parser.add_argument("--stubs", help="directory with the generated npuzzle/v1 stubs")
+    parser.add_argument("--json", action="store_true", help="one JSON object per event")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name in ("solve", "submit"):
+        c = commands.add_parser(name)
+        c.add_argument("--board", required=True)
+        c.add_argument("--goal")
+        c.add_argument("--goal-preset")
+        c.add_argument("--algorithm", default="astar")
+        c.add_argument("--heuristic", default="manhattan")
+        c.add_argument("--pdb-preset")
+        c.add_argument("--priority", type=int, default=0)
+        c.add_argument("--max-time-ms", type=int, default=0)
+    for name in ("watch", "get", "cancel"):
+        commands.add_parser(name).add_argument("job_id")
+    args = parser.parse_args()
+
+    import grpc
+    pb, rpc = load_stubs(args.stubs)
+    stub = rpc.SolverServiceStub(grpc.insecure_channel(args.server))
+    try:
+        if args.command == "solve":
+            job = follow(pb, stub.Solve(pb.SubmitJobRequest(spec=spec_from_args(pb, args))), args.json)
+            if not args.json and job is not None:
+                print_result(pb, job)
+            return exit_code(pb, job)
+        if args.command == "submit":
+            job = stub.SubmitJob(pb.SubmitJobRequest(spec=spec_from_args(pb, args)), timeout=30)
+            print(job.id)
+            return 0
+        if args.command == "watch":
+            job = follow(pb, stub.WatchJob(pb.WatchJobRequest(job_id=args.job_id)), args.json)
+            if not args.json and job is not None:
+                print_result(pb, job)
+            return exit_code(pb, job)
+        if args.command == "get":
+            print_result(pb, stub.GetJob(pb.GetJobRequest(job_id=args.job_id), timeout=30))
+            return 0
+        if args.command == "cancel":
+            job = stub.CancelJob(pb.CancelJobRequest(job_id=args.job_id), timeout=30)
+            print(f"{job.id} {state_name(pb, job.state)}")
+            return 0
+    except grpc.RpcError as error:
+        print(f"npuzzle_client: {error.code().name}: {error.details()}", file=sys.stderr)
+        return 2
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

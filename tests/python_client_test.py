@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+"""End-to-end test of the Python client against a real npuzzle server:
+solve (streaming progress, result replays), submit + watch, cancel, and a
+rejected job. Exits non-zero on the first failure."""
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+ARGS = None
+
+
+def replay(start, rows, cols, moves):
+    """Applies blank moves to a row-major tile list (0 = blank)."""
+    tiles = list(start)
+    blank = tiles.index(0)
+    step = {"U": -cols, "D": cols, "L": -1, "R": 1}
+    for m in moves:
+        to = blank + step[m]
+        assert 0 <= to < rows * cols, f"move {m} leaves the board"
+        assert not (m in "LR" and to // cols != blank // cols), f"move {m} wraps a row"
+        tiles[blank], tiles[to] = tiles[to], tiles[blank]
+        blank = to
+    return tiles
+
+
+class PythonClientTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="npuzzle-py-")
+        ports = os.path.join(cls.dir, "ports")
+        cls.server = subprocess.Popen(
+            [os.path.join(ARGS.bin, "npuzzle-server"), "--listen=127.0.0.1:0", "--worker-listen=127.0.0.1:0",
+             f"--data-dir={cls.dir}/data", "--local-workers=1", f"--port-file={ports}",
+             "--worker-progress-ms=100"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.time() + 15
+        while not os.path.exists(ports) and time.time() < deadline:
+            time.sleep(0.02)
+        with open(ports) as f:
+            cls.address = f"127.0.0.1:{f.read().split()[0]}"
+
+    @classmethod
+    def tearDownClass(cls):
+        os.killpg(cls.server.pid, signal.SIGKILL)
+        cls.server.wait()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def client(self, *args, timeout=60):
+        return subprocess.run([sys.executable, ARGS.client, "--server", self.address, "--stubs", ARGS.stubs, *args],
+                              capture_output=True, text=True, timeout=timeout)
+
+    def test_solve_streams_and_the_answer_replays(self):
+        r = self.client("solve", "--board", "8 1 3 4 0 2 7 6 5", "--algorithm", "idastar")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("solved in 14 moves (optimal)", r.stdout)
+        moves = r.stdout.split("moves (blank): ")[1].split()[0]
+        self.assertEqual(replay([8, 1, 3, 4, 0, 2, 7, 6, 5], 3, 3, moves), [1, 2, 3, 4, 5, 6, 7, 8, 0])
+
+    def test_progress_is_streamed(self):
+        r = self.client("--json", "solve", "--board", "14 7 8 2 13 11 10 4 9 12 5 0 3 6 1 15",
+                        "--goal-preset", "blank-first", "--algorithm", "idastar", timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertTrue(any('"progress"' in line for line in lines), r.stdout[:500])
+        self.assertIn('"length": 59', lines[-1])
+
+    def test_submit_then_watch(self):
+        r = self.client("submit", "--board", "134 8b5 726", "--goal-preset", "snail")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        job = r.stdout.strip()
+        self.assertTrue(job.startswith("job-"))
+        w = self.client("watch", job)
+        self.assertEqual(w.returncode, 0, w.stderr)
+        self.assertIn("moves (blank): DRUULD", w.stdout)
+
+    def test_cancel_a_running_job(self):
+        r = self.client("submit", "--board", "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "--goal-preset",
+                        "blank-first", "--algorithm", "idastar", "--heuristic", "misplaced")
+        job = r.stdout.strip()
+        deadline = time.time() + 10
+        while "running" not in self.client("get", job).stdout and time.time() < deadline:
+            time.sleep(0.05)
+        c = self.client("cancel", job)
+        self.assertEqual(c.returncode, 0, c.stderr)
+        self.assertEqual(c.stdout.strip(), f"{job} cancelled")
+        self.assertEqual(self.client("watch", job).returncode, 3)
+
+    def test_bad_jobs_are_refused_with_the_reason(self):
+        r = self.client("submit", "--board", "1 2 3 4 5 5 7 8 0")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("INVALID_ARGUMENT", r.stderr)
+        self.assertIn("duplicate tile 5", r.stderr)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--stubs", required=True)
+    parser.add_argument("--client", required=True)
+    ARGS, rest = parser.parse_known_args()
+    unittest.main(argv=[sys.argv[0], *rest])
