@@ -19,15 +19,15 @@ void SetTime(google::protobuf::Timestamp* t, absl::Time when) {
   t->set_nanos(static_cast<int32_t>(nanos % 1000000000));
 }
 
+absl::Time TimeOf(const google::protobuf::Timestamp& t) {
+  return absl::FromUnixSeconds(t.seconds()) + absl::Nanoseconds(t.nanos());
+}
+
 std::string NewJobId() {
   static absl::Mutex mu(absl::kConstInit);
   static absl::BitGen* gen = new absl::BitGen;
   absl::MutexLock lock(&mu);
   return absl::StrFormat("job-%016x", absl::Uniform<uint64_t>(*gen));
-}
-
-bool Finished(v1::JobState s) {
-  return s == v1::JOB_STATE_DONE || s == v1::JOB_STATE_FAILED || s == v1::JOB_STATE_CANCELLED;
 }
 
 // Fills unset limits from the defaults and refuses any above a ceiling.
@@ -66,7 +66,73 @@ v1::JobEvent StateEvent(const v1::Job& job) {
 
 }  // namespace
 
-JobManager::JobManager(JobStore* store, ManagerOptions options) : store_(store), options_(std::move(options)) {}
+JobManager::JobManager(JobStore* store, ManagerOptions options) : store_(store), options_(std::move(options)) {
+  RegisterMetrics();
+}
+
+void JobManager::RegisterMetrics() {
+  MetricsRegistry& m = metrics_;
+  const std::string finished = "npuzzle_jobs_finished_total";
+  const std::string finished_help = "jobs that reached a final state, by that state";
+  const std::string requeues = "npuzzle_job_requeues_total";
+  const std::string requeues_help = "running jobs put back in the queue, by reason";
+  instruments_ = Instruments{
+      .submitted = m.AddCounter("npuzzle_jobs_submitted_total", "jobs accepted (idempotent repeats not counted)"),
+      .done = m.AddCounter(finished, finished_help, {{"state", "done"}}),
+      .failed = m.AddCounter(finished, finished_help, {{"state", "failed"}}),
+      .cancelled = m.AddCounter(finished, finished_help, {{"state", "cancelled"}}),
+      .attempts = m.AddCounter("npuzzle_job_attempts_total", "jobs handed to a worker (each attempt counts)"),
+      .requeued_lost = m.AddCounter(requeues, requeues_help, {{"reason", "worker_lost"}}),
+      .requeued_released = m.AddCounter(requeues, requeues_help, {{"reason", "released"}}),
+      .nodes_expanded = m.AddCounter("npuzzle_nodes_expanded_total", "states expanded by finished jobs"),
+      .latency = m.AddHistogram("npuzzle_job_latency_seconds", "submit to final result, for jobs that end done",
+                                ExponentialBuckets(0.001, 2, 24)),
+  };
+  m.AddCollectedGauge("npuzzle_jobs", "jobs in the store, by state", [this] { return JobsByState(); });
+  m.AddCollectedGauge("npuzzle_queue_depth", "jobs waiting for a worker", [this] {
+    return std::vector<Sample>{{{}, static_cast<double>(Counts().queued)}};
+  });
+  m.AddCollectedGauge("npuzzle_workers_connected", "worker processes connected", [this] {
+    return std::vector<Sample>{{{}, static_cast<double>(Counts().workers)}};
+  });
+  m.AddCollectedGauge("npuzzle_worker_free_slots", "jobs each worker could start now", [this] {
+    return PerWorker([](const Worker& w) {
+      return w.draining ? 0.0 : std::max(0.0, static_cast<double>(w.capacity) - w.running.size());
+    });
+  });
+  m.AddCollectedGauge("npuzzle_worker_running_jobs", "jobs each worker is running", [this] {
+    return PerWorker([](const Worker& w) { return static_cast<double>(w.running.size()); });
+  });
+  m.AddCollectedGauge("npuzzle_worker_node_rate", "states per second each worker's running jobs report", [this] {
+    return PerWorker([this](const Worker& w) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      double rate = 0;
+      for (const std::string& id : w.running) {
+        if (auto a = active_.find(id); a != active_.end()) rate += a->second.node_rate;
+      }
+      return rate;
+    });
+  });
+}
+
+std::vector<Sample> JobManager::JobsByState() {
+  absl::StatusOr<std::map<v1::JobState, int64_t>> counts = store_->CountByState();
+  std::vector<Sample> samples;
+  if (!counts.ok()) return samples;
+  for (const auto& [state, name] : {std::pair{v1::JOB_STATE_QUEUED, "queued"}, {v1::JOB_STATE_RUNNING, "running"},
+                                    {v1::JOB_STATE_DONE, "done"}, {v1::JOB_STATE_FAILED, "failed"},
+                                    {v1::JOB_STATE_CANCELLED, "cancelled"}}) {
+    const auto it = counts->find(state);
+    samples.push_back({{{"state", name}}, it == counts->end() ? 0.0 : static_cast<double>(it->second)});
+  }
+  return samples;
+}
+
+std::vector<Sample> JobManager::PerWorker(const std::function<double(const Worker&)>& value) {
+  absl::MutexLock lock(&mu_);
+  std::vector<Sample> samples;
+  for (const auto& [link, w] : workers_) samples.push_back({{{"worker", w.id}}, value(w)});
+  return samples;
+}
 
 JobManager::~JobManager() {
   {
@@ -151,6 +217,13 @@ absl::StatusOr<v1::Job> JobManager::Submit(const v1::JobSpec& submitted) {
     return inserted.status();
   }
   v1::Job reply = inserted->job;
+  if (inserted->added) {
+    instruments_.submitted->Increment();
+    if (!solvable) {
+      instruments_.done->Increment();
+      instruments_.latency->Observe(0);
+    }
+  }
   if (!inserted->added) {
     // The same request again: the job it created, as it is now.
     if (auto it = active_.find(reply.id()); it != active_.end()) reply = it->second.job;
@@ -335,6 +408,7 @@ void JobManager::Received(WorkerLink* link, const v1::WorkerMessage& m) {
     case v1::WorkerMessage::kProgress:
       if (Active* a = Assigned(w, m.progress().job_id(), m.progress().attempt())) {
         *a->job.mutable_progress() = m.progress().progress();
+        a->node_rate = m.progress().progress().nodes_per_second();
         v1::JobEvent e;
         *e.mutable_progress() = m.progress().progress();
         for (auto& watch : a->watchers) watch->Push(e, false);
@@ -434,6 +508,7 @@ void JobManager::Dispatch() {
     a.job.set_attempt(a.job.attempt() + 1);
     a.job.set_worker_id(best->id);
     a.job.clear_progress();
+    a.node_rate = 0;
     SetTime(a.job.mutable_start_time(), now);
     if (absl::Status s = store_->Update(a.job); !s.ok()) {
       // Leave it queued: a job is never out without the store knowing.
@@ -449,6 +524,7 @@ void JobManager::Dispatch() {
     assign->set_attempt(a.job.attempt());
     *assign->mutable_spec() = a.job.spec();
     best->link->Send(m);
+    instruments_.attempts->Increment();
     Publish(a);
   }
 }
@@ -469,6 +545,8 @@ void JobManager::Requeue(Active& a, bool lost) {
   }
   a.job.set_state(v1::JOB_STATE_QUEUED);
   a.job.clear_progress();
+  a.node_rate = 0;
+  (lost ? instruments_.requeued_lost : instruments_.requeued_released)->Increment();
   (void)store_->Update(a.job);  // if this fails, a restart finds it running and requeues it anyway
   queue_.insert({-a.job.spec().priority(), a.seq, a.job.id()});
   Publish(a);
@@ -488,6 +566,14 @@ void JobManager::Finish(Active& a, v1::JobState state, const v1::Result* result,
     queue_.insert({-a.job.spec().priority(), a.seq, a.job.id()});
     return;
   }
+  Counter* finished = state == v1::JOB_STATE_DONE     ? instruments_.done
+                     : state == v1::JOB_STATE_FAILED ? instruments_.failed
+                                                     : instruments_.cancelled;
+  finished->Increment();
+  if (state == v1::JOB_STATE_DONE) {
+    instruments_.latency->Observe(absl::ToDoubleSeconds(absl::Now() - TimeOf(job.create_time())));
+  }
+  instruments_.nodes_expanded->Increment(static_cast<double>(job.result().stats().expanded()));
   const v1::JobEvent e = StateEvent(job);
   for (auto& watch : a.watchers) watch->Push(e, true);
   for (Waiter& waiter : a.waiters) Later([done = std::move(waiter.done), job] { done(job); });

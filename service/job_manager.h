@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/metrics.h"
 #include "npuzzle/v1/solver.pb.h"
 #include "npuzzle/v1/worker.pb.h"
 #include "service/job_store.h"
@@ -95,7 +96,22 @@ class JobManager {
 
   ManagerCounts Counts();
 
+  // The coordinator's Prometheus metrics. Scraping calls into the manager,
+  // so whatever serves them must stop before the manager is destroyed.
+  const MetricsRegistry& metrics() const { return metrics_; }
+
  private:
+  struct Instruments {
+    Counter* submitted;
+    Counter* done;
+    Counter* failed;
+    Counter* cancelled;
+    Counter* attempts;
+    Counter* requeued_lost;
+    Counter* requeued_released;
+    Counter* nodes_expanded;
+    Histogram* latency;
+  };
   struct Waiter {
     absl::Time deadline;
     std::function<void(const v1::Job&)> done;
@@ -107,6 +123,7 @@ class JobManager {
     absl::Time not_before;  // not handed out before this (after a restart)
     std::vector<std::shared_ptr<JobWatch>> watchers;
     std::vector<Waiter> waiters;
+    double node_rate = 0;  // from the running attempt's latest progress
   };
   struct Worker {
     std::shared_ptr<WorkerLink> link;
@@ -135,9 +152,15 @@ class JobManager {
   // The active job `worker` runs at `attempt`, or null.
   Active* Assigned(const Worker& w, const std::string& job_id, int attempt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Housekeeping();
+  void RegisterMetrics();
+  // Samples for the scraped gauges (jobs by state, queue, workers).
+  std::vector<Sample> JobsByState();
+  std::vector<Sample> PerWorker(const std::function<double(const Worker&)>& value);
 
   JobStore* const store_;
   const ManagerOptions options_;
+  MetricsRegistry metrics_;
+  Instruments instruments_;
 
   absl::Mutex mu_;
   bool accepting_ ABSL_GUARDED_BY(mu_) = true;

@@ -20,6 +20,7 @@
 #include "absl/time/clock.h"
 #include "common/env_flags.h"
 #include "common/flag_names.h"
+#include "common/metrics_server.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -48,7 +49,8 @@ ABSL_FLAG(uint64_t, max_time_ms_ceiling, 0, "no job may ask for more (0: no ceil
 ABSL_FLAG(uint64_t, max_memory_mb_ceiling, 8192, "no job may ask for more, so none exhausts a worker (0: none)");
 ABSL_FLAG(int, max_threads_per_job, 64, "no job may ask for more search threads");
 ABSL_FLAG(int64_t, worker_progress_ms, 250, "local workers: how often running jobs report progress");
-ABSL_FLAG(std::string, port_file, "", "once listening, write \"<client port> <worker port>\" here");
+ABSL_FLAG(std::string, metrics_listen, "0.0.0.0:9090", "Prometheus /metrics address (host:port; empty: off)");
+ABSL_FLAG(std::string, port_file, "", "once listening, write \"<client port> <worker port> <metrics port>\" here");
 
 namespace npuzzle {
 namespace {
@@ -147,11 +149,21 @@ int Main() {
     Log("cannot listen on " + absl::GetFlag(FLAGS_listen) + " / " + worker_listen);
     return 1;
   }
+  std::unique_ptr<MetricsServer> metrics_server;
+  if (const std::string listen = absl::GetFlag(FLAGS_metrics_listen); !listen.empty()) {
+    absl::StatusOr<std::unique_ptr<MetricsServer>> started = MetricsServer::Start(listen, &manager.metrics());
+    if (!started.ok()) {
+      Log(std::string(started.status().message()));
+      return 1;
+    }
+    metrics_server = *std::move(started);
+  }
+  const int metrics_port = metrics_server ? metrics_server->port() : 0;
   SetHealth(client_server.get(), worker_server.get(), true);
-  Log(absl::StrCat("serving clients on port ", client_port, ", workers on port ", worker_port, ", data in ",
-                   data_dir));
+  Log(absl::StrCat("serving clients on port ", client_port, ", workers on port ", worker_port, ", metrics on port ",
+                   metrics_port, ", data in ", data_dir));
   if (const std::string file = absl::GetFlag(FLAGS_port_file); !file.empty()) {
-    std::ofstream(file + ".tmp") << client_port << " " << worker_port << "\n";
+    std::ofstream(file + ".tmp") << client_port << " " << worker_port << " " << metrics_port << "\n";
     std::filesystem::rename(file + ".tmp", file, error);
   }
 
@@ -160,6 +172,8 @@ int Main() {
   LocalWorkers local_workers(
       {WorkerBinary(), absl::StrCat("--coordinator=127.0.0.1:", worker_port), "--concurrency=1",
        absl::StrCat("--data-dir=", data_dir), "--exit-with-parent",
+       // They would share one port; the coordinator reports on each of them.
+       "--metrics-listen=",
        absl::StrCat("--progress-interval-ms=", absl::GetFlag(FLAGS_worker_progress_ms)),
        // By the time they are stopped the coordinator has waited for their
        // jobs already: they need only hand back what is left.

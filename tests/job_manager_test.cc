@@ -7,6 +7,7 @@
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/http_get.h"
 #include "tests/process_util.h"
 
 namespace npuzzle {
@@ -55,13 +56,6 @@ v1::JobSpec Spec(const std::string& board = "8 1 3 4 0 2 7 6 5") {
   v1::JobSpec spec;
   spec.mutable_start()->set_text(board);
   return spec;
-}
-
-v1::WorkerHello Hello(const std::string& id, int capacity = 1) {
-  v1::WorkerHello h;
-  h.set_worker_id(id);
-  h.set_capacity(capacity);
-  return h;
 }
 
 v1::WorkerMessage Finished(const v1::Assignment& a, const std::string& status = "solved") {
@@ -353,7 +347,7 @@ TEST_F(JobManagerTest, ListsNewestFirstInPagesByStateAndLabel) {
     (*spec.mutable_labels())["team"] = i % 2 ? "odd" : "even";
     ids.push_back(manager_->Submit(spec)->id());
   }
-  manager_->Cancel(ids[6]);
+  ASSERT_TRUE(manager_->Cancel(ids[6]).ok());
   auto page1 = *manager_->List({}, {}, 3, 0);
   ASSERT_EQ(page1.jobs.size(), 3u);
   EXPECT_EQ(page1.jobs[0].id(), ids[6]);
@@ -368,6 +362,56 @@ TEST_F(JobManagerTest, ListsNewestFirstInPagesByStateAndLabel) {
   auto cancelled = *manager_->List({v1::JOB_STATE_CANCELLED}, {}, 10, 0);
   ASSERT_EQ(cancelled.jobs.size(), 1u);
   EXPECT_EQ(cancelled.jobs[0].id(), ids[6]);
+}
+
+TEST_F(JobManagerTest, MetricsCountWhatHappened) {
+  using testing::MetricValue;
+  auto metric = [&](const std::string& series) { return MetricValue(manager_->metrics().Render(), series); };
+  std::vector<std::string> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(manager_->Submit(Spec())->id());
+  ASSERT_TRUE(manager_->Submit(Spec("1 2 3 4 5 6 8 7 0")).ok());  // unsolvable: done at once
+  EXPECT_EQ(metric("npuzzle_jobs_submitted_total"), 5);
+  EXPECT_EQ(metric("npuzzle_queue_depth"), 4);
+  EXPECT_EQ(metric("npuzzle_jobs{state=\"queued\"}"), 4);
+  EXPECT_EQ(metric("npuzzle_jobs{state=\"done\"}"), 1);
+
+  auto lost = Connect("lost", 2);
+  EXPECT_EQ(metric("npuzzle_workers_connected"), 1);
+  EXPECT_EQ(metric("npuzzle_worker_running_jobs{worker=\"lost\"}"), 2);
+  EXPECT_EQ(metric("npuzzle_worker_free_slots{worker=\"lost\"}"), 0);
+  v1::WorkerMessage progress;
+  progress.mutable_progress()->set_job_id(lost->Assignments()[0].job_id());
+  progress.mutable_progress()->set_attempt(1);
+  progress.mutable_progress()->mutable_progress()->set_nodes_per_second(1500);
+  manager_->Received(lost.get(), progress);
+  EXPECT_EQ(metric("npuzzle_worker_node_rate{worker=\"lost\"}"), 1500);
+  manager_->Disconnected(lost.get());
+  EXPECT_EQ(metric("npuzzle_job_requeues_total{reason=\"worker_lost\"}"), 2);
+  EXPECT_EQ(metric("npuzzle_workers_connected"), 0);
+
+  ASSERT_TRUE(manager_->Cancel(ids[3]).ok());  // still queued: cancelled at once
+  auto w = Connect("w", 3);
+  ASSERT_EQ(w->Assignments().size(), 3u);
+  EXPECT_EQ(metric("npuzzle_job_attempts_total"), 5);  // 2 on the lost worker, 3 here
+  v1::WorkerMessage first = Finished(w->Assignments()[0]);
+  first.mutable_finished()->mutable_result()->mutable_stats()->set_expanded(100);
+  manager_->Received(w.get(), first);
+  manager_->Received(w.get(), Finished(w->Assignments()[1]));
+  v1::WorkerMessage failed;
+  failed.mutable_finished()->set_job_id(w->Assignments()[2].job_id());
+  failed.mutable_finished()->set_attempt(w->Assignments()[2].attempt());
+  failed.mutable_finished()->set_error("boom");
+  manager_->Received(w.get(), failed);
+
+  EXPECT_EQ(metric("npuzzle_jobs_finished_total{state=\"done\"}"), 3);
+  EXPECT_EQ(metric("npuzzle_jobs_finished_total{state=\"failed\"}"), 1);
+  EXPECT_EQ(metric("npuzzle_jobs_finished_total{state=\"cancelled\"}"), 1);
+  EXPECT_EQ(metric("npuzzle_jobs{state=\"done\"}"), 3);
+  EXPECT_EQ(metric("npuzzle_jobs{state=\"running\"}"), 0);
+  EXPECT_EQ(metric("npuzzle_job_latency_seconds_count"), 3);
+  EXPECT_EQ(metric("npuzzle_nodes_expanded_total"), 100);
+  EXPECT_EQ(metric("npuzzle_queue_depth"), 0);
+  EXPECT_EQ(metric("npuzzle_worker_free_slots{worker=\"w\"}"), 3);
 }
 
 }  // namespace

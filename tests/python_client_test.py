@@ -37,7 +37,7 @@ class PythonClientTest(unittest.TestCase):
         ports = os.path.join(cls.dir, "ports")
         cls.server = subprocess.Popen(
             [os.path.join(ARGS.bin, "npuzzle-server"), "--listen=127.0.0.1:0", "--worker-listen=127.0.0.1:0",
-             f"--data-dir={cls.dir}/data", "--local-workers=1", f"--port-file={ports}",
+             f"--data-dir={cls.dir}/data", "--local-workers=1", f"--port-file={ports}", "--metrics-listen=127.0.0.1:0",
              "--worker-progress-ms=100"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.time() + 15

@@ -94,7 +94,8 @@ void Coordinator::Start() {
                                    // Quick to notice lost workers, quick to recover.
                                    "--lease-timeout-ms=3000",
                                    "--recovery-grace-ms=3000",
-                                   "--drain-grace-ms=5000"};
+                                   "--drain-grace-ms=5000",
+                                   "--metrics-listen=127.0.0.1:0"};
   const std::string port_file = dir_ + "/ports";
   std::filesystem::remove(port_file);
   argv.push_back("--port-file=" + port_file);
@@ -106,6 +107,8 @@ void Coordinator::Start() {
   while (!std::filesystem::exists(port_file) && process_->Running() && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(10));
   }
+  int client_port = 0, worker_port = 0;
+  std::ifstream(port_file) >> client_port >> worker_port >> metrics_port_;
   // A fresh connection: one shared with the previous server process could
   // still look ready.
   grpc::ChannelArguments args;
@@ -122,7 +125,8 @@ std::unique_ptr<Process> StartWorker(const Coordinator& c, const TempDir& dir, c
                                      std::vector<std::string> extra_flags) {
   std::vector<std::string> argv = {std::string(NPUZZLE_BIN_DIR) + "/npuzzle-worker",
                                    "--coordinator=" + c.worker_address(), "--worker-id=" + id,
-                                   "--data-dir=" + c.data_dir(), "--heartbeat-ms=300"};
+                                   "--data-dir=" + c.data_dir(), "--heartbeat-ms=300",
+                                   "--metrics-listen="};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   return std::make_unique<Process>(argv, absl::StrCat(dir.path(), "/worker-", id, ".log"));
 }

@@ -53,6 +53,7 @@ class Coordinator {
   std::string worker_address() const;
   v1::SolverService::Stub& stub() { return *stub_; }
   std::string data_dir() const { return data_dir_; }
+  int metrics_port() const { return metrics_port_; }
 
  private:
   std::string dir_;
@@ -60,6 +61,7 @@ class Coordinator {
   int local_workers_;
   std::vector<std::string> extra_flags_;
   int client_port_, worker_port_;
+  int metrics_port_ = 0;
   int starts_ = 0;
   std::unique_ptr<Process> process_;
   std::unique_ptr<v1::SolverService::Stub> stub_;

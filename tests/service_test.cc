@@ -2,6 +2,7 @@
 // loopback, a real SQLite file, real signals.
 #include <signal.h>
 
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -19,6 +20,7 @@
 #include "health_check.grpc.pb.h"
 #include "server_reflection.grpc.pb.h"
 #include "tests/exhaustive.h"
+#include "tests/http_get.h"
 #include "tests/service_harness.h"
 #include "worker/job_spec.h"
 
@@ -368,6 +370,58 @@ TEST(Service, GenericToolsFindHealthAndTheApiByReflection) {
   }
   EXPECT_TRUE(found);
   stream->WritesDone();
+}
+
+TEST(Service, MetricsEndpointsCountWhatHappened) {
+  using testing::MetricValue;
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  ASSERT_GT(c.metrics_port(), 0);
+  const std::string worker_port_file = dir.path() + "/worker-metrics-port";
+  auto worker = StartWorker(c, dir, "m1", {"--metrics-listen=127.0.0.1:0", "--port-file=" + worker_port_file});
+
+  std::vector<std::string> ids;
+  for (const char* board : {"8 1 3 4 0 2 7 6 5", "1 2 3 4 5 6 0 7 8", "4 1 3 7 2 6 0 5 8"}) {
+    ids.push_back(Submit(c.stub(), SpecFor(board))->id());
+  }
+  v1::JobSpec pdb = SpecFor("8 6 7 2 5 4 3 0 1", "standard", "idastar", "pdb");
+  pdb.set_pdb_preset("8");
+  ids.push_back(Submit(c.stub(), pdb)->id());
+  ASSERT_EQ(Submit(c.stub(), SpecFor("1 2 3 4 5 6 8 7 0"))->state(), v1::JOB_STATE_DONE);  // unsolvable
+  uint64_t expanded = 0;
+  for (const std::string& id : ids) {
+    absl::StatusOr<v1::Job> job = AwaitState(c.stub(), id, v1::JOB_STATE_DONE, absl::Seconds(60));
+    ASSERT_TRUE(job.ok()) << job.status();
+    expanded += job->result().stats().expanded();
+  }
+  EXPECT_EQ(GetJob(c.stub(), ids[3])->result().length(), 31);
+
+  absl::StatusOr<testing::HttpResponse> scraped = testing::HttpGet("127.0.0.1", c.metrics_port(), "/metrics");
+  ASSERT_TRUE(scraped.ok()) << scraped.status();
+  ASSERT_EQ(scraped->code, 200);
+  const std::string& coordinator = scraped->body;
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_jobs_submitted_total"), 5);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_jobs_finished_total{state=\"done\"}"), 5);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_jobs{state=\"done\"}"), 5);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_job_latency_seconds_count"), 5);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_job_attempts_total"), 4);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_nodes_expanded_total"), expanded);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_queue_depth"), 0);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_workers_connected"), 1);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_worker_free_slots{worker=\"m1\"}"), 1);
+
+  int worker_port = 0;
+  std::ifstream(worker_port_file) >> worker_port;
+  ASSERT_GT(worker_port, 0);
+  scraped = testing::HttpGet("127.0.0.1", worker_port, "/metrics");
+  ASSERT_TRUE(scraped.ok()) << scraped.status();
+  const std::string& w = scraped->body;
+  EXPECT_EQ(MetricValue(w, "npuzzle_worker_jobs_total{outcome=\"finished\"}"), 4);
+  EXPECT_EQ(MetricValue(w, "npuzzle_worker_nodes_expanded_total"), expanded);
+  EXPECT_EQ(MetricValue(w, "npuzzle_worker_running_jobs"), 0);
+  EXPECT_EQ(MetricValue(w, "npuzzle_worker_slots"), 1);
+  EXPECT_EQ(MetricValue(w, "npuzzle_pdb_tables_loaded"), 1);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "engine/pdb/pdb_store.h"
 #include "engine/solver.h"
 #include "grpcpp/grpcpp.h"
 #include "worker/job_spec.h"
@@ -25,7 +26,40 @@ void Log(const std::string& id, const std::string& message) {
 
 }  // namespace
 
-WorkerAgent::WorkerAgent(AgentOptions options) : options_(std::move(options)) {}
+WorkerAgent::WorkerAgent(AgentOptions options) : options_(std::move(options)) { RegisterMetrics(); }
+
+void WorkerAgent::RegisterMetrics() {
+  MetricsRegistry& m = metrics_;
+  const std::string jobs = "npuzzle_worker_jobs_total";
+  const std::string jobs_help = "jobs this worker ended: finished (result reported) or released (handed back)";
+  expanded_ = m.AddCounter("npuzzle_worker_nodes_expanded_total", "states this worker's searches expanded");
+  finished_ = m.AddCounter(jobs, jobs_help, {{"outcome", "finished"}});
+  released_ = m.AddCounter(jobs, jobs_help, {{"outcome", "released"}});
+  m.AddGauge("npuzzle_worker_slots", "jobs this worker runs at once")->Set(options_.concurrency);
+  m.AddCollectedGauge("npuzzle_worker_running_jobs", "jobs running now",
+                      [this] { return Sum([](const Job&) { return 1.0; }); });
+  m.AddCollectedGauge("npuzzle_worker_node_rate", "states per second, summed over running jobs",
+                      [this] { return Sum([](const Job& job) { return job.node_rate; }); });
+  m.AddCollectedGauge("npuzzle_pdb_tables_loaded", "pattern-database tables this process holds", [this] {
+    return std::vector<Sample>{{{}, static_cast<double>(PdbStore::ForDirectory(options_.pdb_dir).tables())}};
+  });
+  m.AddCollectedGauge("npuzzle_pdb_tables_built", "pattern-database tables this process built (not loaded)", [this] {
+    return std::vector<Sample>{{{}, static_cast<double>(PdbStore::ForDirectory(options_.pdb_dir).built())}};
+  });
+}
+
+std::vector<Sample> WorkerAgent::Sum(const std::function<double(const Job&)>& value) {
+  absl::MutexLock lock(&mu_);
+  double total = 0;
+  for (const auto& [id, job] : jobs_) total += value(*job);
+  return {{{}, total}};
+}
+
+void WorkerAgent::CountExpanded(Job& job, uint64_t expanded) {
+  if (expanded <= job.counted_expanded) return;
+  expanded_->Increment(static_cast<double>(expanded - job.counted_expanded));
+  job.counted_expanded = expanded;
+}
 
 v1::WorkerMessage WorkerAgent::Hello() {
   v1::WorkerMessage m;
@@ -168,6 +202,8 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, v1::JobSpec spec) {
     request->options.on_progress = [this, job](const Progress& p) {
       absl::MutexLock lock(&mu_);
       job->unsent_progress = ProgressToProto(p);
+      job->node_rate = job->unsent_progress->nodes_per_second();
+      CountExpanded(*job, job->unsent_progress->expanded());
     };
     absl::StatusOr<SolveResult> result = Solve(*request);
     if (result.ok()) {
@@ -182,6 +218,8 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, v1::JobSpec spec) {
   {
     absl::MutexLock lock(&mu_);
     release = job->release;
+    CountExpanded(*job, finished->result().stats().expanded());
+    (release ? released_ : finished_)->Increment();
     if (!release) {
       recent_.push_back(*finished);
       if (recent_.size() > kRecentResults) recent_.pop_front();

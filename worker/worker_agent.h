@@ -15,6 +15,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/metrics.h"
 #include "engine/search.h"
 #include "npuzzle/v1/worker.grpc.pb.h"
 
@@ -41,6 +42,9 @@ class WorkerAgent {
   // running ones finish for the grace period, hand back the rest, end Run.
   void Drain();
 
+  // The worker's Prometheus metrics.
+  const MetricsRegistry& metrics() const { return metrics_; }
+
  private:
   using Stream = grpc::ClientReaderWriter<v1::WorkerMessage, v1::CoordinatorMessage>;
 
@@ -50,6 +54,8 @@ class WorkerAgent {
     CancelToken cancel;
     bool release = false;  // stopped for shutdown: hand back, don't report
     std::optional<v1::Progress> unsent_progress;
+    uint64_t counted_expanded = 0;  // already added to the expanded counter
+    double node_rate = 0;
   };
 
   void Session(v1::WorkerService::Stub& stub);
@@ -59,8 +65,16 @@ class WorkerAgent {
   bool Send(const v1::WorkerMessage& message);
   void SendLoop();
   v1::WorkerMessage Hello();
+  void RegisterMetrics();
+  // Adds what `job` expanded since it last counted.
+  void CountExpanded(Job& job, uint64_t expanded) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::vector<Sample> Sum(const std::function<double(const Job&)>& value);
 
   const AgentOptions options_;
+  MetricsRegistry metrics_;
+  Counter* expanded_;
+  Counter* finished_;
+  Counter* released_;
 
   absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<Job>> jobs_ ABSL_GUARDED_BY(mu_);

@@ -5,6 +5,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -14,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/env_flags.h"
 #include "common/flag_names.h"
+#include "common/metrics_server.h"
 #include "worker/worker_agent.h"
 
 ABSL_FLAG(std::string, coordinator, "localhost:50052", "the coordinator's worker address (host:port)");
@@ -24,6 +27,8 @@ ABSL_FLAG(std::string, data_dir, "", "pattern tables are cached in DIR/pdb (defa
 ABSL_FLAG(int64_t, progress_interval_ms, 250, "how often a running job reports progress");
 ABSL_FLAG(int64_t, heartbeat_ms, 1000, "how often the worker tells the coordinator it is alive");
 ABSL_FLAG(int64_t, drain_grace_ms, 25000, "on SIGTERM, how long running jobs may take to finish");
+ABSL_FLAG(std::string, metrics_listen, "0.0.0.0:9091", "Prometheus /metrics address (host:port; empty: off)");
+ABSL_FLAG(std::string, port_file, "", "once serving metrics, write the metrics port here");
 ABSL_FLAG(bool, exit_with_parent, false, "drain and exit when the parent process dies (local workers)");
 
 int main(int argc, char** argv) {
@@ -64,10 +69,25 @@ int main(int argc, char** argv) {
   options.drain_grace = absl::Milliseconds(absl::GetFlag(FLAGS_drain_grace_ms));
 
   npuzzle::WorkerAgent agent(options);
+  std::unique_ptr<npuzzle::MetricsServer> metrics_server;
+  if (const std::string listen = absl::GetFlag(FLAGS_metrics_listen); !listen.empty()) {
+    absl::StatusOr<std::unique_ptr<npuzzle::MetricsServer>> started =
+        npuzzle::MetricsServer::Start(listen, &agent.metrics());
+    if (!started.ok()) {
+      std::cerr << "npuzzle-worker: " << started.status().message() << "\n";
+      return 1;
+    }
+    metrics_server = *std::move(started);
+    if (const std::string file = absl::GetFlag(FLAGS_port_file); !file.empty()) {
+      std::ofstream(file + ".tmp") << metrics_server->port() << "\n";
+      std::filesystem::rename(file + ".tmp", file);
+    }
+  }
   std::thread worker([&agent] { agent.Run(); });
   int signal_number = 0;
   sigwait(&signals, &signal_number);
   agent.Drain();
   worker.join();
+  metrics_server.reset();
   return 0;
 }

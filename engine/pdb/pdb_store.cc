@@ -67,12 +67,7 @@ PdbStore& PdbStore::ForDirectory(const std::string& directory) {
 
 int PdbStore::tables() const {
   absl::MutexLock lock(&mu_);
-  int n = 0;
-  for (const auto& [name, entry] : entries_) {
-    absl::MutexLock entry_lock(&entry->mu);
-    n += entry->table != nullptr;
-  }
-  return n;
+  return tables_;
 }
 
 int PdbStore::built() const {
@@ -95,6 +90,8 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::Table(const Patter
     absl::StatusOr<std::shared_ptr<const PatternTable>> table = LoadOrBuild(key, options);
     if (!table.ok()) return table.status();
     entry->table = *std::move(table);
+    absl::MutexLock store_lock(&mu_);
+    ++tables_;
   }
   return entry->table;
 }

@@ -55,6 +55,8 @@ class PdbStore {
   const std::string directory_;
   mutable absl::Mutex mu_;
   std::map<std::string, std::unique_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
+  // Counted apart from `entries_`, whose locks are held while building.
+  int tables_ ABSL_GUARDED_BY(mu_) = 0;
   int built_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

@@ -1,0 +1,84 @@
+#include "common/metrics_server.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+
+#include <cstring>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace npuzzle {
+namespace {
+
+MHD_Result Reply(MHD_Connection* connection, unsigned int code, const std::string& body, const char* type) {
+  MHD_Response* response =
+      MHD_create_response_from_buffer(body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
+  MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+  const MHD_Result r = MHD_queue_response(connection, code, response);
+  MHD_destroy_response(response);
+  return r;
+}
+
+MHD_Result Handle(void* registry, MHD_Connection* connection, const char* url, const char* method,
+                  const char* /*version*/, const char* /*upload_data*/, size_t* upload_size, void** /*state*/) {
+  if (std::strcmp(method, "GET") != 0 && std::strcmp(method, "HEAD") != 0) {
+    *upload_size = 0;
+    return Reply(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n", "text/plain");
+  }
+  if (std::strcmp(url, "/metrics") == 0) {
+    return Reply(connection, MHD_HTTP_OK, static_cast<const MetricsRegistry*>(registry)->Render(),
+                 "text/plain; version=0.0.4; charset=utf-8");
+  }
+  if (std::strcmp(url, "/healthz") == 0) return Reply(connection, MHD_HTTP_OK, "ok\n", "text/plain");
+  return Reply(connection, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n", "text/plain");
+}
+
+absl::StatusOr<sockaddr_in> ParseListen(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  int port = 0;
+  if (colon == std::string::npos || !absl::SimpleAtoi(listen.substr(colon + 1), &port) || port < 0 || port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("metrics address \"", listen, "\" is not HOST:PORT"));
+  }
+  const std::string host = listen.substr(0, colon);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  if (host.empty() || host == "0.0.0.0" || host == "*") {
+    addr.sin_addr.s_addr = htonl(INADDR_ANY);
+    return addr;
+  }
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("metrics address: cannot resolve host \"", host, "\""));
+  }
+  addr.sin_addr = reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr;
+  freeaddrinfo(found);
+  return addr;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& listen,
+                                                                    const MetricsRegistry* registry) {
+  absl::StatusOr<sockaddr_in> addr = ParseListen(listen);
+  if (!addr.ok()) return addr.status();
+  MHD_Daemon* daemon = MHD_start_daemon(
+      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, nullptr, nullptr, &Handle,
+      const_cast<MetricsRegistry*>(registry), MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&*addr),
+      MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+  if (daemon == nullptr) {
+    return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen, " (address in use?)"));
+  }
+  const MHD_DaemonInfo* info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+  const int port = info != nullptr ? info->port : ntohs(addr->sin_port);
+  return std::unique_ptr<MetricsServer>(new MetricsServer(daemon, port));
+}
+
+MetricsServer::~MetricsServer() { MHD_stop_daemon(daemon_); }
+
+}  // namespace npuzzle

@@ -1,0 +1,147 @@
+// The Prometheus exposition and its HTTP endpoint.
+#include "common/metrics.h"
+
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/metrics_server.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/http_get.h"
+
+namespace npuzzle {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::HttpGet;
+using testing::MetricValue;
+
+TEST(Metrics, RendersFamiliesWithHelpTypeAndLabels) {
+  MetricsRegistry r;
+  Counter* done = r.AddCounter("jobs_total", "jobs ended", {{"state", "done"}});
+  Counter* failed = r.AddCounter("jobs_total", "ignored: the family has its help", {{"state", "failed"}});
+  Gauge* depth = r.AddGauge("queue_depth", "waiting");
+  done->Increment(3);
+  failed->Increment();
+  depth->Set(7);
+  depth->Add(-2);
+  EXPECT_EQ(r.Render(),
+            "# HELP jobs_total jobs ended\n"
+            "# TYPE jobs_total counter\n"
+            "jobs_total{state=\"done\"} 3\n"
+            "jobs_total{state=\"failed\"} 1\n"
+            "# HELP queue_depth waiting\n"
+            "# TYPE queue_depth gauge\n"
+            "queue_depth 5\n");
+}
+
+TEST(Metrics, CountersNeverGoDown) {
+  MetricsRegistry r;
+  Counter* c = r.AddCounter("c", "c");
+  c->Increment(2);
+  c->Increment(-5);
+  EXPECT_EQ(c->Value(), 2);
+}
+
+TEST(Metrics, EscapesLabelValuesAndHelp) {
+  MetricsRegistry r;
+  r.AddGauge("g", "line one\nback\\slash", {{"worker", "a\"b\\c\nd"}})->Set(1);
+  const std::string text = r.Render();
+  EXPECT_THAT(text, HasSubstr("# HELP g line one\\nback\\\\slash\n"));
+  EXPECT_THAT(text, HasSubstr("g{worker=\"a\\\"b\\\\c\\nd\"} 1\n"));
+}
+
+TEST(Metrics, LargeCountsKeepEveryDigit) {
+  MetricsRegistry r;
+  r.AddCounter("nodes_total", "n")->Increment(202900000123.0);
+  r.AddGauge("rate", "r")->Set(0.25);
+  const std::string text = r.Render();
+  EXPECT_THAT(text, HasSubstr("nodes_total 202900000123\n"));
+  EXPECT_THAT(text, HasSubstr("rate 0.25\n"));
+}
+
+TEST(Metrics, HistogramBucketsAreCumulative) {
+  MetricsRegistry r;
+  Histogram* h = r.AddHistogram("latency_seconds", "l", {0.01, 0.1, 1});
+  for (double v : {0.005, 0.01, 0.05, 0.5, 3.0}) h->Observe(v);
+  const std::string text = r.Render();
+  EXPECT_THAT(text, HasSubstr("# TYPE latency_seconds histogram\n"));
+  EXPECT_EQ(MetricValue(text, "latency_seconds_bucket{le=\"0.01\"}"), 2);  // le is inclusive
+  EXPECT_EQ(MetricValue(text, "latency_seconds_bucket{le=\"0.1\"}"), 3);
+  EXPECT_EQ(MetricValue(text, "latency_seconds_bucket{le=\"1\"}"), 4);
+  EXPECT_EQ(MetricValue(text, "latency_seconds_bucket{le=\"+Inf\"}"), 5);
+  EXPECT_EQ(MetricValue(text, "latency_seconds_count"), 5);
+  EXPECT_NEAR(*MetricValue(text, "latency_seconds_sum"), 3.565, 1e-9);
+}
+
+TEST(Metrics, CollectedGaugesAreReadAtEveryScrape) {
+  MetricsRegistry r;
+  int workers = 1;
+  r.AddCollectedGauge("free_slots", "per worker", [&] {
+    std::vector<Sample> samples;
+    for (int i = 0; i < workers; ++i) samples.push_back({{{"worker", absl::StrCat("w", i)}}, i + 0.5});
+    return samples;
+  });
+  EXPECT_EQ(MetricValue(r.Render(), "free_slots{worker=\"w0\"}"), 0.5);
+  EXPECT_EQ(MetricValue(r.Render(), "free_slots{worker=\"w1\"}"), std::nullopt);
+  workers = 2;
+  EXPECT_EQ(MetricValue(r.Render(), "free_slots{worker=\"w1\"}"), 1.5);
+}
+
+TEST(Metrics, ExponentialBuckets) {
+  EXPECT_THAT(ExponentialBuckets(0.001, 10, 4), ::testing::ElementsAre(0.001, 0.01, 0.1, ::testing::DoubleNear(1, 1e-12)));
+}
+
+TEST(MetricsServer, ServesTheRegistryOverHttp) {
+  MetricsRegistry r;
+  Counter* c = r.AddCounter("scrapes_seen_total", "s");
+  absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start("127.0.0.1:0", &r);
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int port = (*server)->port();
+  ASSERT_GT(port, 0);
+  c->Increment(41);
+  absl::StatusOr<testing::HttpResponse> got = HttpGet("127.0.0.1", port, "/metrics");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->code, 200);
+  EXPECT_THAT(got->content_type, HasSubstr("text/plain; version=0.0.4"));
+  EXPECT_EQ(MetricValue(got->body, "scrapes_seen_total"), 41);
+
+  EXPECT_EQ(HttpGet("127.0.0.1", port, "/healthz")->code, 200);
+  EXPECT_EQ(HttpGet("127.0.0.1", port, "/nothing")->code, 404);
+}
+
+TEST(MetricsServer, ConcurrentScrapesWhileUpdating) {
+  MetricsRegistry r;
+  Counter* c = r.AddCounter("ticks_total", "t");
+  auto server = MetricsServer::Start("127.0.0.1:0", &r);
+  ASSERT_TRUE(server.ok());
+  std::atomic<bool> stop = false;
+  std::thread writer([&] {
+    while (!stop) c->Increment();
+  });
+  double last = -1;
+  for (int i = 0; i < 50; ++i) {
+    auto got = HttpGet("127.0.0.1", (*server)->port(), "/metrics");
+    ASSERT_TRUE(got.ok());
+    const double v = MetricValue(got->body, "ticks_total").value_or(-2);
+    EXPECT_GE(v, last);
+    last = v;
+  }
+  stop = true;
+  writer.join();
+}
+
+TEST(MetricsServer, NamesABadAddress) {
+  MetricsRegistry r;
+  auto bad = MetricsServer::Start("nonsense", &r);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("nonsense"));
+  auto first = MetricsServer::Start("127.0.0.1:0", &r);
+  ASSERT_TRUE(first.ok());
+  auto clash = MetricsServer::Start(absl::StrCat("127.0.0.1:", (*first)->port()), &r);
+  ASSERT_FALSE(clash.ok());
+  EXPECT_THAT(clash.status().message(), HasSubstr("in use"));
+}
+
+}  // namespace
+}  // namespace npuzzle
