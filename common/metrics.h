@@ -103,8 +103,7 @@ class MetricsRegistry {
     std::vector<std::unique_ptr<Series>> series;
     std::function<std::vector<Sample>()> collect;
   };
-  Family& FamilyFor(const std::string& name, const std::string& help, Type type)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Family& FamilyFor(const std::string& name, const std::string& help, Type type) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Series& AddSeries(const std::string& name, const std::string& help, Type type, const Labels& labels);
 
   mutable absl::Mutex mu_;

@@ -67,10 +67,10 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::s
                                                                     const MetricsRegistry* registry) {
   absl::StatusOr<sockaddr_in> addr = ParseListen(listen);
   if (!addr.ok()) return addr.status();
-  MHD_Daemon* daemon = MHD_start_daemon(
-      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, nullptr, nullptr, &Handle,
-      const_cast<MetricsRegistry*>(registry), MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&*addr),
-      MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+  MHD_Daemon* daemon =
+      MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, nullptr, nullptr, &Handle,
+                       const_cast<MetricsRegistry*>(registry), MHD_OPTION_SOCK_ADDR,
+                       reinterpret_cast<sockaddr*>(&*addr), MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
   if (daemon == nullptr) {
     return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen, " (address in use?)"));
   }

@@ -42,13 +42,13 @@ absl::Status ApplyLimits(const ManagerOptions& o, v1::JobSpec& spec) {
     const char* name;
     uint64_t value, ceiling;
   };
-  for (const Check& k : {Check{"max_nodes", l->max_nodes(), c.max_nodes()},
-                         Check{"max_time_ms", l->max_time_ms(), c.max_time_ms()},
-                         Check{"max_memory_mb", l->max_memory_mb(), c.max_memory_mb()}}) {
+  for (const Check& k :
+       {Check{"max_nodes", l->max_nodes(), c.max_nodes()}, Check{"max_time_ms", l->max_time_ms(), c.max_time_ms()},
+        Check{"max_memory_mb", l->max_memory_mb(), c.max_memory_mb()}}) {
     if (k.ceiling != 0 && (k.value == 0 || k.value > k.ceiling)) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "limits.%s %s exceeds this service's ceiling of %d", k.name,
-          k.value == 0 ? std::string("(unlimited)") : absl::StrCat(k.value), k.ceiling));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("limits.%s %s exceeds this service's ceiling of %d", k.name,
+                          k.value == 0 ? std::string("(unlimited)") : absl::StrCat(k.value), k.ceiling));
     }
   }
   if (spec.threads() > o.max_threads) {
@@ -95,31 +95,34 @@ void JobManager::RegisterMetrics() {
   m.AddCollectedGauge("npuzzle_workers_connected", "worker processes connected", [this] {
     return std::vector<Sample>{{{}, static_cast<double>(Counts().workers)}};
   });
-  m.AddCollectedGauge("npuzzle_worker_free_slots", "jobs each worker could start now", [this] {
+  m.AddCollectedGauge("npuzzle_coordinator_worker_free_slots", "jobs each worker could start now", [this] {
     return PerWorker([](const Worker& w) {
       return w.draining ? 0.0 : std::max(0.0, static_cast<double>(w.capacity) - w.running.size());
     });
   });
-  m.AddCollectedGauge("npuzzle_worker_running_jobs", "jobs each worker is running", [this] {
+  m.AddCollectedGauge("npuzzle_coordinator_worker_running_jobs", "jobs each worker is running", [this] {
     return PerWorker([](const Worker& w) { return static_cast<double>(w.running.size()); });
   });
-  m.AddCollectedGauge("npuzzle_worker_node_rate", "states per second each worker's running jobs report", [this] {
-    return PerWorker([this](const Worker& w) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-      double rate = 0;
-      for (const std::string& id : w.running) {
-        if (auto a = active_.find(id); a != active_.end()) rate += a->second.node_rate;
-      }
-      return rate;
-    });
-  });
+  m.AddCollectedGauge("npuzzle_coordinator_worker_node_rate", "states per second each worker's running jobs report",
+                      [this] {
+                        return PerWorker([this](const Worker& w) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                          double rate = 0;
+                          for (const std::string& id : w.running) {
+                            if (auto a = active_.find(id); a != active_.end()) rate += a->second.node_rate;
+                          }
+                          return rate;
+                        });
+                      });
 }
 
 std::vector<Sample> JobManager::JobsByState() {
   absl::StatusOr<std::map<v1::JobState, int64_t>> counts = store_->CountByState();
   std::vector<Sample> samples;
   if (!counts.ok()) return samples;
-  for (const auto& [state, name] : {std::pair{v1::JOB_STATE_QUEUED, "queued"}, {v1::JOB_STATE_RUNNING, "running"},
-                                    {v1::JOB_STATE_DONE, "done"}, {v1::JOB_STATE_FAILED, "failed"},
+  for (const auto& [state, name] : {std::pair{v1::JOB_STATE_QUEUED, "queued"},
+                                    {v1::JOB_STATE_RUNNING, "running"},
+                                    {v1::JOB_STATE_DONE, "done"},
+                                    {v1::JOB_STATE_FAILED, "failed"},
                                     {v1::JOB_STATE_CANCELLED, "cancelled"}}) {
     const auto it = counts->find(state);
     samples.push_back({{{"state", name}}, it == counts->end() ? 0.0 : static_cast<double>(it->second)});
@@ -254,8 +257,8 @@ absl::StatusOr<v1::Job> JobManager::Cancel(const std::string& id) {
     Unlock();
     absl::StatusOr<v1::Job> stored = store_->Get(id);
     if (!stored.ok()) return stored.status();
-    return absl::FailedPreconditionError(absl::StrCat("job ", id, " has already finished (",
-                                                      v1::JobState_Name(stored->state()), ")"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", id, " has already finished (", v1::JobState_Name(stored->state()), ")"));
   }
   Active& a = it->second;
   v1::Job reply;
@@ -315,8 +318,8 @@ absl::StatusOr<std::shared_ptr<JobWatch>> JobManager::Watch(const std::string& i
 }
 
 absl::StatusOr<JobStore::Page> JobManager::List(const std::vector<v1::JobState>& states,
-                                                const std::map<std::string, std::string>& labels,
-                                                int page_size, int64_t before) {
+                                                const std::map<std::string, std::string>& labels, int page_size,
+                                                int64_t before) {
   absl::StatusOr<JobStore::Page> page = store_->List(states, labels, page_size, before);
   if (!page.ok()) return page;
   absl::MutexLock lock(&mu_);
@@ -336,8 +339,8 @@ JobManager::Active* JobManager::Assigned(const Worker& w, const std::string& job
   auto it = active_.find(job_id);
   if (it == active_.end()) return nullptr;
   Active& a = it->second;
-  const bool ours = a.job.state() == v1::JOB_STATE_RUNNING && a.job.worker_id() == w.id &&
-                    a.job.attempt() == attempt && w.running.contains(job_id);
+  const bool ours = a.job.state() == v1::JOB_STATE_RUNNING && a.job.worker_id() == w.id && a.job.attempt() == attempt &&
+                    w.running.contains(job_id);
   return ours ? &a : nullptr;
 }
 
@@ -567,8 +570,8 @@ void JobManager::Finish(Active& a, v1::JobState state, const v1::Result* result,
     return;
   }
   Counter* finished = state == v1::JOB_STATE_DONE     ? instruments_.done
-                     : state == v1::JOB_STATE_FAILED ? instruments_.failed
-                                                     : instruments_.cancelled;
+                      : state == v1::JOB_STATE_FAILED ? instruments_.failed
+                                                      : instruments_.cancelled;
   finished->Increment();
   if (state == v1::JOB_STATE_DONE) {
     instruments_.latency->Observe(absl::ToDoubleSeconds(absl::Now() - TimeOf(job.create_time())));

@@ -377,14 +377,14 @@ TEST_F(JobManagerTest, MetricsCountWhatHappened) {
 
   auto lost = Connect("lost", 2);
   EXPECT_EQ(metric("npuzzle_workers_connected"), 1);
-  EXPECT_EQ(metric("npuzzle_worker_running_jobs{worker=\"lost\"}"), 2);
-  EXPECT_EQ(metric("npuzzle_worker_free_slots{worker=\"lost\"}"), 0);
+  EXPECT_EQ(metric("npuzzle_coordinator_worker_running_jobs{worker=\"lost\"}"), 2);
+  EXPECT_EQ(metric("npuzzle_coordinator_worker_free_slots{worker=\"lost\"}"), 0);
   v1::WorkerMessage progress;
   progress.mutable_progress()->set_job_id(lost->Assignments()[0].job_id());
   progress.mutable_progress()->set_attempt(1);
   progress.mutable_progress()->mutable_progress()->set_nodes_per_second(1500);
   manager_->Received(lost.get(), progress);
-  EXPECT_EQ(metric("npuzzle_worker_node_rate{worker=\"lost\"}"), 1500);
+  EXPECT_EQ(metric("npuzzle_coordinator_worker_node_rate{worker=\"lost\"}"), 1500);
   manager_->Disconnected(lost.get());
   EXPECT_EQ(metric("npuzzle_job_requeues_total{reason=\"worker_lost\"}"), 2);
   EXPECT_EQ(metric("npuzzle_workers_connected"), 0);
@@ -411,7 +411,7 @@ TEST_F(JobManagerTest, MetricsCountWhatHappened) {
   EXPECT_EQ(metric("npuzzle_job_latency_seconds_count"), 3);
   EXPECT_EQ(metric("npuzzle_nodes_expanded_total"), 100);
   EXPECT_EQ(metric("npuzzle_queue_depth"), 0);
-  EXPECT_EQ(metric("npuzzle_worker_free_slots{worker=\"w\"}"), 3);
+  EXPECT_EQ(metric("npuzzle_coordinator_worker_free_slots{worker=\"w\"}"), 3);
 }
 
 }  // namespace

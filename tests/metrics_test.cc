@@ -89,7 +89,8 @@ TEST(Metrics, CollectedGaugesAreReadAtEveryScrape) {
 }
 
 TEST(Metrics, ExponentialBuckets) {
-  EXPECT_THAT(ExponentialBuckets(0.001, 10, 4), ::testing::ElementsAre(0.001, 0.01, 0.1, ::testing::DoubleNear(1, 1e-12)));
+  EXPECT_THAT(ExponentialBuckets(0.001, 10, 4),
+              ::testing::ElementsAre(0.001, 0.01, 0.1, ::testing::DoubleNear(1, 1e-12)));
 }
 
 TEST(MetricsServer, ServesTheRegistryOverHttp) {

@@ -76,7 +76,7 @@ std::string Process::Log() const {
 
 Coordinator::Coordinator(const TempDir& dir, int local_workers, std::vector<std::string> extra_flags)
     : dir_(dir.path()),
-      data_dir_(dir.path() + "/data"),
+      data_dir_(absl::StrCat(dir.path(), "/data")),
       local_workers_(local_workers),
       extra_flags_(std::move(extra_flags)),
       client_port_(FreePort()),
@@ -86,10 +86,10 @@ std::string Coordinator::client_address() const { return absl::StrCat("127.0.0.1
 std::string Coordinator::worker_address() const { return absl::StrCat("127.0.0.1:", worker_port_); }
 
 void Coordinator::Start() {
-  std::vector<std::string> argv = {std::string(NPUZZLE_BIN_DIR) + "/npuzzle-server",
-                                   "--listen=" + client_address(),
-                                   "--worker-listen=" + worker_address(),
-                                   "--data-dir=" + data_dir_,
+  std::vector<std::string> argv = {absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server"),
+                                   absl::StrCat("--listen=", client_address()),
+                                   absl::StrCat("--worker-listen=", worker_address()),
+                                   absl::StrCat("--data-dir=", data_dir_),
                                    absl::StrCat("--local-workers=", local_workers_),
                                    // Quick to notice lost workers, quick to recover.
                                    "--lease-timeout-ms=3000",
@@ -98,7 +98,7 @@ void Coordinator::Start() {
                                    "--metrics-listen=127.0.0.1:0"};
   const std::string port_file = dir_ + "/ports";
   std::filesystem::remove(port_file);
-  argv.push_back("--port-file=" + port_file);
+  argv.push_back(absl::StrCat("--port-file=", port_file));
   argv.insert(argv.end(), extra_flags_.begin(), extra_flags_.end());
   process_ = std::make_unique<Process>(argv, absl::StrCat(dir_, "/server-", ++starts_, ".log"));
   // Dial only once it listens: early refusals would make the channel wait
@@ -123,9 +123,9 @@ void Coordinator::Start() {
 
 std::unique_ptr<Process> StartWorker(const Coordinator& c, const TempDir& dir, const std::string& id,
                                      std::vector<std::string> extra_flags) {
-  std::vector<std::string> argv = {std::string(NPUZZLE_BIN_DIR) + "/npuzzle-worker",
-                                   "--coordinator=" + c.worker_address(), "--worker-id=" + id,
-                                   "--data-dir=" + c.data_dir(), "--heartbeat-ms=300",
+  std::vector<std::string> argv = {absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-worker"),
+                                   absl::StrCat("--coordinator=", c.worker_address()), absl::StrCat("--worker-id=", id),
+                                   absl::StrCat("--data-dir=", c.data_dir()), "--heartbeat-ms=300",
                                    "--metrics-listen="};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   return std::make_unique<Process>(argv, absl::StrCat(dir.path(), "/worker-", id, ".log"));

@@ -409,7 +409,7 @@ TEST(Service, MetricsEndpointsCountWhatHappened) {
   EXPECT_EQ(MetricValue(coordinator, "npuzzle_nodes_expanded_total"), expanded);
   EXPECT_EQ(MetricValue(coordinator, "npuzzle_queue_depth"), 0);
   EXPECT_EQ(MetricValue(coordinator, "npuzzle_workers_connected"), 1);
-  EXPECT_EQ(MetricValue(coordinator, "npuzzle_worker_free_slots{worker=\"m1\"}"), 1);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_coordinator_worker_free_slots{worker=\"m1\"}"), 1);
 
   int worker_port = 0;
   std::ifstream(worker_port_file) >> worker_port;

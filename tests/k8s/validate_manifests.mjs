@@ -1,0 +1,278 @@
+// Checks one rendered overlay (kubectl kustomize output): every object
+// against its Kubernetes API schema (kubernetes-models), then that the
+// objects line up with each other and with the programs they run: labels
+// and selectors, ports and probes, flags in ConfigMaps, drain times,
+// memory ceilings, the autoscaler's target and metrics.
+//
+//   node validate_manifests.mjs --manifests rendered.yaml --overlay prod \
+//     --server-flags server.txt --worker-flags worker.txt [--metrics metrics.txt]
+//
+// Prints every problem found and exits 1 if there was any.
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { parseAllDocuments } from "yaml";
+
+const { values: args } = parseArgs({
+  options: {
+    manifests: { type: "string" },
+    overlay: { type: "string" },
+    "server-flags": { type: "string" },
+    "worker-flags": { type: "string" },
+    metrics: { type: "string" },
+  },
+});
+
+const problems = [];
+const problem = (where, what) => problems.push(`${args.overlay}: ${where}: ${what}`);
+
+const docs = parseAllDocuments(readFileSync(args.manifests, "utf8"))
+  .map((d) => d.toJS())
+  .filter((d) => d);
+const id = (o) => `${o.kind}/${o.metadata?.name}`;
+
+// --- schemas ---
+const modules = {
+  v1: "kubernetes-models/v1",
+  "apps/v1": "kubernetes-models/apps/v1",
+  "autoscaling/v2": "kubernetes-models/autoscaling/v2",
+  "policy/v1": "kubernetes-models/policy/v1",
+  "keda.sh/v1alpha1": "@kubernetes-models/keda/keda.sh/v1alpha1",
+};
+for (const o of docs) {
+  const module = modules[o.apiVersion];
+  const model = module && (await import(module))[o.kind];
+  if (!model) {
+    problem(id(o), `no schema for ${o.apiVersion} ${o.kind}`);
+    continue;
+  }
+  try {
+    new model(o).validate();
+  } catch (e) {
+    problem(id(o), `schema: ${e.message}`);
+  }
+}
+
+// --- helpers ---
+const byKind = (kind) => docs.filter((o) => o.kind === kind);
+const find = (kind, name) => docs.find((o) => o.kind === kind && o.metadata?.name === name);
+const workloads = docs.filter((o) => o.kind === "Deployment" || o.kind === "StatefulSet");
+const matches = (selector, labels) =>
+  Object.entries(selector ?? {}).every(([k, v]) => labels?.[k] === v) && Object.keys(selector ?? {}).length > 0;
+const podsSelectedBy = (selector) => workloads.filter((w) => matches(selector, w.spec.template.metadata.labels));
+const containers = (w) => w.spec.template.spec.containers;
+const portOf = (address) => Number(String(address).split(":").pop());
+// A port reference (name or number) resolved against a container's ports.
+const containerPort = (c, ref) =>
+  (c.ports ?? []).find((p) => p.name === ref || p.containerPort === ref)?.containerPort;
+const flagsOf = (file) =>
+  new Set(
+    readFileSync(file, "utf8")
+      .split("\n")
+      .map((l) => l.match(/^\s+--([a-z0-9_]+) /)?.[1])
+      .filter(Boolean),
+  );
+const programFlags = { "npuzzle-server": flagsOf(args["server-flags"]), "npuzzle-worker": flagsOf(args["worker-flags"]) };
+// A container's settings: its ConfigMaps' data and its env, as the
+// program reads them.
+const settings = (w, c) => {
+  const env = {};
+  for (const from of c.envFrom ?? []) {
+    const name = from.configMapRef?.name;
+    const cm = find("ConfigMap", name);
+    if (!cm) problem(id(w), `envFrom names ConfigMap ${name}, which does not exist`);
+    Object.assign(env, cm?.data ?? {});
+  }
+  for (const e of c.env ?? []) env[e.name] = e.value;
+  return env;
+};
+const quantity = (q) => {
+  const m = String(q).match(/^([0-9.]+)(m|Ki|Mi|Gi|Ti)?$/);
+  if (!m) return NaN;
+  const scale = { m: 1e-3, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 }[m[2]] ?? 1;
+  return Number(m[1]) * scale;
+};
+
+// --- namespace and labels ---
+const namespaces = byKind("Namespace").map((n) => n.metadata.name);
+if (namespaces.length !== 1) problem("Namespace", `expected one Namespace object, found ${namespaces.length}`);
+for (const o of docs) {
+  if (o.kind !== "Namespace" && o.metadata.namespace !== namespaces[0]) {
+    problem(id(o), `namespace ${o.metadata.namespace}, not the overlay's ${namespaces[0]}`);
+  }
+  if (o.metadata.labels?.["app.kubernetes.io/part-of"] !== "npuzzle") problem(id(o), "no part-of: npuzzle label");
+}
+
+// --- workloads: selectors, security, resources, probes, settings ---
+const coordinators = workloads.filter((w) => containers(w)[0]?.command?.[0] === "npuzzle-server");
+const workers = workloads.filter((w) => containers(w)[0]?.command?.[0] === "npuzzle-worker");
+if (coordinators.length !== 1 || coordinators[0].kind !== "StatefulSet" || coordinators[0].spec.replicas !== 1) {
+  problem("coordinator", "expected exactly one StatefulSet running npuzzle-server with one replica");
+}
+if (workers.length !== 1 || workers[0].kind !== "Deployment") {
+  problem("workers", "expected exactly one Deployment running npuzzle-worker");
+}
+for (const w of workloads) {
+  const pod = w.spec.template.spec;
+  if (!matches(w.spec.selector.matchLabels, w.spec.template.metadata.labels)) {
+    problem(id(w), "selector does not match its own pod template's labels");
+  }
+  if (pod.securityContext?.runAsNonRoot !== true) problem(id(w), "pods may run as root");
+  if (pod.enableServiceLinks !== false) problem(id(w), "service links would add NPUZZLE_* variables to the flags");
+  for (const c of containers(w)) {
+    const where = `${id(w)} container ${c.name}`;
+    const sc = c.securityContext ?? {};
+    if (sc.readOnlyRootFilesystem !== true) problem(where, "root filesystem is writable");
+    if (sc.allowPrivilegeEscalation !== false) problem(where, "privilege escalation allowed");
+    if (!(sc.capabilities?.drop ?? []).includes("ALL")) problem(where, "capabilities not dropped");
+    for (const kind of ["requests", "limits"]) {
+      for (const r of ["cpu", "memory"]) {
+        if (!c.resources?.[kind]?.[r]) problem(where, `no ${r} ${kind}`);
+      }
+    }
+    for (const probeName of ["readinessProbe", "livenessProbe", "startupProbe"]) {
+      const probe = c[probeName];
+      if (!probe) continue;
+      const ref = probe.grpc?.port ?? probe.httpGet?.port ?? probe.tcpSocket?.port;
+      if (containerPort(c, ref) === undefined) problem(where, `${probeName} port ${ref} is not a container port`);
+    }
+    const program = c.command?.[0];
+    const flags = programFlags[program];
+    const env = settings(w, c);
+    for (const key of Object.keys(env).filter((k) => k.startsWith("NPUZZLE_"))) {
+      const flag = key.slice("NPUZZLE_".length).toLowerCase();
+      if (flags && !flags.has(flag)) problem(where, `${key}: ${program} has no flag --${flag.replaceAll("_", "-")}`);
+    }
+    // The metrics port: served, declared, and where the scrape annotation points.
+    const metricsPort = portOf(env.NPUZZLE_METRICS_LISTEN ?? "");
+    if (!metricsPort || containerPort(c, metricsPort) === undefined) {
+      problem(where, `metrics port ${metricsPort} (NPUZZLE_METRICS_LISTEN) is not a container port`);
+    }
+    if (Number(w.spec.template.metadata.annotations?.["prometheus.io/port"]) !== metricsPort) {
+      problem(where, "prometheus.io/port does not name the metrics port");
+    }
+    // The pod must outlive the program's drain.
+    const drainMs = Number(env.NPUZZLE_DRAIN_GRACE_MS);
+    const handBackMs = program === "npuzzle-worker" ? 2000 : 0;
+    if (!(pod.terminationGracePeriodSeconds * 1000 >= drainMs + handBackMs + 3000)) {
+      problem(where, `terminationGracePeriodSeconds ${pod.terminationGracePeriodSeconds} does not cover a ${drainMs} ms drain`);
+    }
+    for (const m of c.volumeMounts ?? []) {
+      if (!(pod.volumes ?? []).some((v) => v.name === m.name) &&
+          !(w.spec.volumeClaimTemplates ?? []).some((t) => t.metadata.name === m.name)) {
+        problem(where, `mounts volume ${m.name}, which the pod does not have`);
+      }
+    }
+    if (env.NPUZZLE_DATA_DIR && !(c.volumeMounts ?? []).some((m) => env.NPUZZLE_DATA_DIR.startsWith(m.mountPath))) {
+      problem(where, `NPUZZLE_DATA_DIR ${env.NPUZZLE_DATA_DIR} is on the read-only root filesystem`);
+    }
+  }
+}
+
+// --- coordinator: probes on the client port, the worker port, its Services ---
+const coordinator = coordinators[0];
+const coordinatorContainer = coordinator && containers(coordinator)[0];
+const coordinatorEnv = coordinator ? settings(coordinator, coordinatorContainer) : {};
+if (coordinator) {
+  const c = coordinatorContainer;
+  const clientPort = portOf(coordinatorEnv.NPUZZLE_LISTEN);
+  for (const probeName of ["readinessProbe", "livenessProbe"]) {
+    if (!c[probeName]?.grpc) problem(id(coordinator), `${probeName} is not a gRPC health probe`);
+    else if (containerPort(c, c[probeName].grpc.port) !== clientPort) {
+      problem(id(coordinator), `${probeName} checks port ${c[probeName].grpc.port}, not the client port ${clientPort}`);
+    }
+  }
+  if (containerPort(c, portOf(coordinatorEnv.NPUZZLE_WORKER_LISTEN)) === undefined) {
+    problem(id(coordinator), "the worker port (NPUZZLE_WORKER_LISTEN) is not a container port");
+  }
+  if (coordinatorEnv.NPUZZLE_LOCAL_WORKERS !== "0") problem(id(coordinator), "should run no local workers");
+  const governing = find("Service", coordinator.spec.serviceName);
+  if (!governing || governing.spec.clusterIP !== "None") {
+    problem(id(coordinator), `serviceName ${coordinator.spec.serviceName} is not a headless Service here`);
+  }
+  if (!(coordinator.spec.volumeClaimTemplates ?? []).some((t) =>
+    (c.volumeMounts ?? []).some((m) => m.name === t.metadata.name && coordinatorEnv.NPUZZLE_DATA_DIR === m.mountPath))) {
+    problem(id(coordinator), "NPUZZLE_DATA_DIR is not on the persistent volume");
+  }
+}
+
+// --- Services: each selects pods and reaches declared ports ---
+for (const s of byKind("Service")) {
+  const pods = podsSelectedBy(s.spec.selector);
+  if (pods.length === 0) problem(id(s), "selects no pods");
+  for (const p of s.spec.ports) {
+    for (const w of pods) {
+      if (!containers(w).some((c) => containerPort(c, p.targetPort ?? p.port) !== undefined)) {
+        problem(id(s), `port ${p.name} targets ${p.targetPort}, which ${id(w)} does not declare`);
+      }
+    }
+  }
+}
+
+// --- workers dial the coordinator's worker port by Service DNS ---
+for (const w of workers) {
+  const env = settings(w, containers(w)[0]);
+  const [host, port] = String(env.NPUZZLE_COORDINATOR).split(":");
+  const service = find("Service", host.split(".")[0]);
+  const servicePort = service?.spec.ports.find((p) => p.port === Number(port));
+  if (!servicePort) {
+    problem(id(w), `NPUZZLE_COORDINATOR ${env.NPUZZLE_COORDINATOR} is no Service port here`);
+  } else if (!coordinator || !podsSelectedBy(service.spec.selector).includes(coordinator) ||
+             containerPort(coordinatorContainer, servicePort.targetPort) !== portOf(coordinatorEnv.NPUZZLE_WORKER_LISTEN)) {
+    problem(id(w), `NPUZZLE_COORDINATOR ${env.NPUZZLE_COORDINATOR} does not reach the coordinator's worker port`);
+  }
+  // No job the coordinator admits may need more memory than a worker has.
+  const ceilingMb = Number(coordinatorEnv.NPUZZLE_MAX_MEMORY_MB_CEILING);
+  const limit = quantity(containers(w)[0].resources?.limits?.memory);
+  if (!(ceilingMb > 0 && ceilingMb * 2 ** 20 * Number(env.NPUZZLE_CONCURRENCY ?? 1) < limit)) {
+    problem(id(w), `memory limit ${containers(w)[0].resources?.limits?.memory} is not above the job memory ceiling`);
+  }
+  const threads = Number(env.NPUZZLE_MAX_SEARCH_THREADS);
+  if (!(threads >= 1 && threads <= Math.ceil(quantity(containers(w)[0].resources?.limits?.cpu)))) {
+    problem(id(w), `NPUZZLE_MAX_SEARCH_THREADS ${threads} does not fit the CPU limit`);
+  }
+}
+
+// --- disruption budget and autoscaling target the workers ---
+for (const pdb of byKind("PodDisruptionBudget")) {
+  if (!workers.every((w) => podsSelectedBy(pdb.spec.selector.matchLabels).includes(w))) {
+    problem(id(pdb), "does not select the workers");
+  }
+}
+const autoscalers = [...byKind("HorizontalPodAutoscaler"), ...byKind("ScaledObject")];
+if (autoscalers.length !== 1) {
+  problem("autoscaling", `expected one autoscaler for the workers, found ${autoscalers.map(id).join(", ") || "none"}`);
+}
+for (const a of autoscalers) {
+  const target = a.spec.scaleTargetRef;
+  if (!workers.some((w) => w.kind === (target.kind ?? "Deployment") && w.metadata.name === target.name)) {
+    problem(id(a), `scales ${target.kind ?? "Deployment"}/${target.name}, not the workers`);
+  }
+}
+const expected = { dev: "HorizontalPodAutoscaler", prod: "HorizontalPodAutoscaler", keda: "ScaledObject" }[args.overlay];
+if (expected && !autoscalers.some((a) => a.kind === expected)) problem("autoscaling", `expected a ${expected}`);
+
+// --- KEDA's query uses metrics the coordinator really exports ---
+if (args.metrics) {
+  const exported = new Set(
+    readFileSync(args.metrics, "utf8")
+      .split("\n")
+      .map((l) => l.match(/^# TYPE (\S+) /)?.[1])
+      .filter(Boolean),
+  );
+  for (const so of byKind("ScaledObject")) {
+    for (const t of so.spec.triggers) {
+      for (const name of (t.metadata?.query ?? "").match(/npuzzle_[a-z_]+/g) ?? []) {
+        if (!exported.has(name)) problem(id(so), `query uses ${name}, which the coordinator does not export`);
+      }
+      if (!String(t.metadata?.query ?? "").includes(`namespace="${namespaces[0]}"`)) {
+        problem(id(so), `query is not limited to namespace ${namespaces[0]}`);
+      }
+    }
+  }
+}
+
+if (problems.length) {
+  for (const p of problems) console.error(p);
+  process.exit(1);
+}
+console.log(`${args.overlay}: ${docs.length} objects valid and consistent`);
