@@ -20,7 +20,7 @@ ABSL_FLAG(int, cols, 0, "board columns (default: from the board text)");
 ABSL_FLAG(std::string, algorithm, "astar",
           "bfs, dfs, iddfs, ucs, greedy, astar, wastar, idastar");
 ABSL_FLAG(std::string, heuristic, "manhattan",
-          "zero, misplaced, manhattan, linear-conflict, reversal");
+          "zero, misplaced, manhattan, linear-conflict, reversal, pdb (with --pdb-preset or --pdb-groups)");
 ABSL_FLAG(std::string, weight, "", "weight for wastar (default 2)");
 ABSL_FLAG(uint64_t, max_nodes, 0, "stop after expanding this many states (0: no limit)");
 ABSL_FLAG(int64_t, max_time_ms, 0, "stop after this many milliseconds (0: no limit)");
