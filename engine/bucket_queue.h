@@ -16,9 +16,8 @@ class BucketQueue {
     const size_t p = static_cast<size_t>(priority);
     if (p >= buckets_.size()) buckets_.resize(p + 1);
     std::vector<uint32_t>& bucket = buckets_[p];
-    const size_t capacity = bucket.capacity();
+    if (bucket.size() == bucket.capacity()) Grow(bucket);
     bucket.push_back(id);
-    bytes_ += (bucket.capacity() - capacity) * sizeof(uint32_t);
     if (p < lowest_) lowest_ = p;
     ++size_;
   }
@@ -40,6 +39,15 @@ class BucketQueue {
   }
 
  private:
+  // Out of line and rare: small searches (a 3x3 board) fill a bucket with
+  // a few hundred entries, so start there rather than doubling up from one.
+  void Grow(std::vector<uint32_t>& bucket) {
+    constexpr size_t kFirstCapacity = 256;
+    const size_t before = bucket.capacity();
+    bucket.reserve(before == 0 ? kFirstCapacity : 2 * before);
+    bytes_ += (bucket.capacity() - before) * sizeof(uint32_t);
+  }
+
   std::vector<std::vector<uint32_t>> buckets_;
   size_t lowest_ = 0;
   size_t size_ = 0;
