@@ -13,21 +13,10 @@ import tempfile
 import time
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from replay_moves import replay  # noqa: E402
+
 ARGS = None
-
-
-def replay(start, rows, cols, moves):
-    """Applies blank moves to a row-major tile list (0 = blank)."""
-    tiles = list(start)
-    blank = tiles.index(0)
-    step = {"U": -cols, "D": cols, "L": -1, "R": 1}
-    for m in moves:
-        to = blank + step[m]
-        assert 0 <= to < rows * cols, f"move {m} leaves the board"
-        assert not (m in "LR" and to // cols != blank // cols), f"move {m} wraps a row"
-        tiles[blank], tiles[to] = tiles[to], tiles[blank]
-        blank = to
-    return tiles
 
 
 class PythonClientTest(unittest.TestCase):

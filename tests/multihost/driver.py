@@ -18,6 +18,9 @@ import threading
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from replay_moves import replay  # noqa: E402
+
 ARGS = None
 COORDINATOR_ADDRESS = "10.77.0.1"
 WORKER_ADDRESS = {"w1": "10.77.0.11", "w2": "10.77.0.12", "w3": "10.77.0.13", "w4": "10.77.0.14"}
@@ -67,18 +70,6 @@ def start_worker(host):
         os.path.join(ARGS.bin, "npuzzle-worker"), f"--coordinator={COORDINATOR_ADDRESS}:50052",
         f"--worker-id={host}", "--max-search-threads=1", "--heartbeat-ms=300", "--drain-grace-ms=300",
         f"--metrics-listen={WORKER_ADDRESS[host]}:9091", f"--data-dir={ARGS.work}/{host}"])
-
-
-def replay(tiles, rows, cols, moves):
-    tiles = list(tiles)
-    blank = tiles.index(0)
-    step = {"U": -cols, "D": cols, "L": -1, "R": 1}
-    for m in moves:
-        to = blank + step[m]
-        assert 0 <= to < rows * cols and not (m in "LR" and to // cols != blank // cols), f"illegal move {m}"
-        tiles[blank], tiles[to] = tiles[to], tiles[blank]
-        blank = to
-    return tiles
 
 
 def load_cases(pb):
