@@ -1,12 +1,18 @@
 #include "common/env_flags.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <string>
 
 #include "absl/flags/commandlineflag.h"
+#include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
+#include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/flag_names.h"
 
 namespace npuzzle {
 
@@ -21,6 +27,23 @@ absl::Status ApplyEnvironmentFlags() {
     }
   }
   return absl::OkStatus();
+}
+
+void ParseServiceFlags(int argc, char** argv, const char* usage) {
+  absl::SetProgramUsageMessage(usage);
+  NormalizeFlagNames(argc, argv);
+  if (absl::Status s = ApplyEnvironmentFlags(); !s.ok()) {
+    std::cerr << std::filesystem::path(argv[0]).filename().string() << ": " << s.message() << "\n";
+    std::exit(2);
+  }
+  absl::ParseCommandLine(argc, argv);
+}
+
+void WritePortFile(const std::string& path, const std::string& contents) {
+  const std::string temporary = path + ".tmp";
+  std::ofstream(temporary) << contents;
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
 }
 
 }  // namespace npuzzle

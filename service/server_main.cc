@@ -8,18 +8,14 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <thread>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/env_flags.h"
-#include "common/flag_names.h"
 #include "common/metrics_server.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
@@ -163,8 +159,7 @@ int Main() {
   Log(absl::StrCat("serving clients on port ", client_port, ", workers on port ", worker_port, ", metrics on port ",
                    metrics_port, ", data in ", data_dir));
   if (const std::string file = absl::GetFlag(FLAGS_port_file); !file.empty()) {
-    std::ofstream(file + ".tmp") << client_port << " " << worker_port << " " << metrics_port << "\n";
-    std::filesystem::rename(file + ".tmp", file, error);
+    WritePortFile(file, absl::StrCat(client_port, " ", worker_port, " ", metrics_port, "\n"));
   }
 
   int local = absl::GetFlag(FLAGS_local_workers);
@@ -203,12 +198,7 @@ int Main() {
 }  // namespace npuzzle
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("npuzzle-server [flags]: the npuzzle coordinator (every flag also reads NPUZZLE_<FLAG>)");
-  npuzzle::NormalizeFlagNames(argc, argv);
-  if (absl::Status s = npuzzle::ApplyEnvironmentFlags(); !s.ok()) {
-    std::cerr << "npuzzle-server: " << s.message() << "\n";
-    return 2;
-  }
-  absl::ParseCommandLine(argc, argv);
+  npuzzle::ParseServiceFlags(
+      argc, argv, "npuzzle-server [flags]: the npuzzle coordinator (every flag also reads NPUZZLE_<FLAG>)");
   return npuzzle::Main();
 }

@@ -5,17 +5,12 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "common/env_flags.h"
-#include "common/flag_names.h"
 #include "common/metrics_server.h"
 #include "worker/worker_agent.h"
 
@@ -32,13 +27,8 @@ ABSL_FLAG(std::string, port_file, "", "once serving metrics, write the metrics p
 ABSL_FLAG(bool, exit_with_parent, false, "drain and exit when the parent process dies (local workers)");
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("npuzzle-worker [flags]: runs npuzzle jobs (every flag also reads NPUZZLE_<FLAG>)");
-  npuzzle::NormalizeFlagNames(argc, argv);
-  if (absl::Status s = npuzzle::ApplyEnvironmentFlags(); !s.ok()) {
-    std::cerr << "npuzzle-worker: " << s.message() << "\n";
-    return 2;
-  }
-  absl::ParseCommandLine(argc, argv);
+  npuzzle::ParseServiceFlags(argc, argv,
+                             "npuzzle-worker [flags]: runs npuzzle jobs (every flag also reads NPUZZLE_<FLAG>)");
 
   sigset_t signals;
   sigemptyset(&signals);
@@ -79,8 +69,7 @@ int main(int argc, char** argv) {
     }
     metrics_server = *std::move(started);
     if (const std::string file = absl::GetFlag(FLAGS_port_file); !file.empty()) {
-      std::ofstream(file + ".tmp") << metrics_server->port() << "\n";
-      std::filesystem::rename(file + ".tmp", file);
+      npuzzle::WritePortFile(file, absl::StrCat(metrics_server->port(), "\n"));
     }
   }
   std::thread worker([&agent] { agent.Run(); });
