@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "engine/puzzle.h"
 #include "engine/moves.h"
 
 namespace npuzzle {

@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/moves.h"
+#include "engine/puzzle.h"
 #include "engine/solvability.h"
 
 namespace npuzzle {
@@ -26,22 +26,8 @@ Board RandomSolvableBoard(const Board& goal, std::mt19937_64& rng) {
 }
 
 Board RandomWalk(const Board& goal, int moves, std::mt19937_64& rng) {
-  std::vector<int> tiles(goal.tiles().begin(), goal.tiles().end());
-  int blank = goal.blank();
-  int last = -1;
-  for (int i = 0; i < moves; ++i) {
-    int options[kNumDirs], count = 0;
-    for (int d = 0; d < kNumDirs; ++d) {
-      if (last >= 0 && d == static_cast<int>(Opposite(static_cast<Dir>(last)))) continue;
-      const int to = NeighborCell(goal.rows(), goal.cols(), blank, static_cast<Dir>(d));
-      if (to >= 0) options[count++] = d;
-    }
-    last = options[rng() % count];
-    const int to = NeighborCell(goal.rows(), goal.cols(), blank, static_cast<Dir>(last));
-    std::swap(tiles[blank], tiles[to]);
-    blank = to;
-  }
-  return *Board::Create(goal.rows(), goal.cols(), std::move(tiles));
+  const Puzzle puzzle(goal);
+  return puzzle.ToBoard(puzzle.RandomWalk(moves, rng));
 }
 
 }  // namespace npuzzle

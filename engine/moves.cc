@@ -1,7 +1,5 @@
 #include "engine/moves.h"
 
-#include <utility>
-
 #include "absl/strings/string_view.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
@@ -43,44 +41,6 @@ int NeighborCell(int rows, int cols, int cell, Dir d) {
     case Dir::kRight: return c + 1 < cols ? cell + 1 : -1;
   }
   return -1;
-}
-
-namespace {
-
-// Replays `moves`, calling on_step(tile) for each tile that slides.
-template <class OnStep>
-absl::StatusOr<Board> Replay(const Board& board, const std::vector<Dir>& moves,
-                             OnStep on_step) {
-  std::vector<int> tiles(board.tiles().begin(), board.tiles().end());
-  int blank = board.blank();
-  for (size_t i = 0; i < moves.size(); ++i) {
-    const int to = NeighborCell(board.rows(), board.cols(), blank, moves[i]);
-    if (to < 0) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "move %d (%c) takes the blank off the board", i + 1,
-          DirLetter(moves[i])));
-    }
-    on_step(tiles[to]);
-    std::swap(tiles[blank], tiles[to]);
-    blank = to;
-  }
-  return Board::Create(board.rows(), board.cols(), std::move(tiles));
-}
-
-}  // namespace
-
-absl::StatusOr<Board> ApplyMoves(const Board& board,
-                                 const std::vector<Dir>& moves) {
-  return Replay(board, moves, [](int) {});
-}
-
-absl::StatusOr<std::vector<int>> TilesMoved(const Board& board,
-                                            const std::vector<Dir>& moves) {
-  std::vector<int> tiles;
-  absl::StatusOr<Board> end =
-      Replay(board, moves, [&](int tile) { tiles.push_back(tile); });
-  if (!end.ok()) return end.status();
-  return tiles;
 }
 
 }  // namespace npuzzle

@@ -1,5 +1,5 @@
 // The blank's four moves (U, D, L, R: the direction the blank travels, as in
-// Kunkle's paper) and replaying them on a board.
+// Kunkle's paper), their letters, and where they take the blank.
 #ifndef NPUZZLE_ENGINE_MOVES_H_
 #define NPUZZLE_ENGINE_MOVES_H_
 
@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "engine/board.h"
 
 namespace npuzzle {
 
@@ -26,13 +25,6 @@ absl::StatusOr<std::vector<Dir>> ParseMoves(absl::string_view text);
 
 // The cell the blank reaches from `cell` moving `d`, or -1 off the board.
 int NeighborCell(int rows, int cols, int cell, Dir d);
-
-// Replays the moves; the error names the first move that leaves the board.
-absl::StatusOr<Board> ApplyMoves(const Board& board,
-                                 const std::vector<Dir>& moves);
-// The tile that slides at each step (the tile the blank swaps with).
-absl::StatusOr<std::vector<int>> TilesMoved(const Board& board,
-                                            const std::vector<Dir>& moves);
 
 }  // namespace npuzzle
 

@@ -1,34 +1,37 @@
-// PackedState: a board packed into machine words (4 bits a cell up to 16
-// cells, 5 up to 36, 6 up to 64), used as the hash key of graph searches.
+// PackedState: a board packed into machine words, used as the hash key of
+// graph searches. Each cell is exactly as wide as the board's largest tile
+// needs (4 bits up to 16 cells, 5 up to 32, 6 up to 64), and the widths are
+// derived from the capacity at compile time, so no tile can be cut short.
 #ifndef NPUZZLE_ENGINE_PACKED_STATE_H_
 #define NPUZZLE_ENGINE_PACKED_STATE_H_
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <utility>
 
-#include "engine/puzzle.h"
+#include "engine/board.h"
 
 namespace npuzzle {
 
-template <int kWords, int kBits>
+// Holds boards of up to kMaxCellsHeld cells, whose tiles are 0 to
+// kMaxCellsHeld - 1.
+template <int kMaxCellsHeld>
 class PackedState {
  public:
+  static constexpr int kCapacity = kMaxCellsHeld;
+  static constexpr int kBits = std::bit_width(static_cast<unsigned>(kMaxCellsHeld - 1));
   static constexpr int kCellsPerWord = 64 / kBits;
-  static constexpr int kCapacity = kWords * kCellsPerWord;
+  static constexpr int kWords = (kMaxCellsHeld + kCellsPerWord - 1) / kCellsPerWord;
+  static_assert((1 << kBits) >= kMaxCellsHeld, "a cell must hold the largest tile");
+  static_assert(kWords * kCellsPerWord >= kMaxCellsHeld, "the words must hold every cell");
 
-  static PackedState Pack(const Tiles& t, int cells) {
+  // `at[c]` is the tile on cell c, for the first `cells` cells.
+  template <class Cells>
+  static PackedState Pack(const Cells& at, int cells) {
     PackedState s;
-    for (int c = 0; c < cells; ++c) s.Set(c, t.at[c]);
+    for (int c = 0; c < cells; ++c) s.Set(c, at[c]);
     return s;
-  }
-
-  void Unpack(int cells, Tiles* t) const {
-    for (int c = 0; c < cells; ++c) {
-      const int tile = Get(c);
-      t->at[c] = static_cast<uint8_t>(tile);
-      t->pos[tile] = static_cast<uint8_t>(c);
-    }
   }
 
   int Get(int cell) const {
@@ -61,12 +64,19 @@ class PackedState {
   std::array<uint64_t, kWords> words_{};
 };
 
+// The packings the engine uses, narrowest first; the widest holds every
+// board the engine accepts.
+using PackedState16 = PackedState<16>;
+using PackedState32 = PackedState<32>;
+using PackedState64 = PackedState<kMaxCells>;
+static_assert(PackedState64::kCapacity >= kMaxCells);
+
 // Calls f(PackedState<...>{}) with the narrowest packing that holds `cells`.
 template <class F>
 auto WithPackedState(int cells, F&& f) {
-  if (cells <= PackedState<1, 4>::kCapacity) return f(PackedState<1, 4>{});
-  if (cells <= PackedState<3, 5>::kCapacity) return f(PackedState<3, 5>{});
-  return f(PackedState<7, 6>{});
+  if (cells <= PackedState16::kCapacity) return f(PackedState16{});
+  if (cells <= PackedState32::kCapacity) return f(PackedState32{});
+  return f(PackedState64{});
 }
 
 }  // namespace npuzzle

@@ -1,5 +1,8 @@
 #include "engine/puzzle.h"
 
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+
 namespace npuzzle {
 
 Puzzle::Puzzle(const Board& goal)
@@ -35,6 +38,52 @@ Tiles Puzzle::ToTiles(const Board& board) {
     t.pos[board.at(c)] = static_cast<uint8_t>(c);
   }
   return t;
+}
+
+Board Puzzle::ToBoard(const Tiles& s) const {
+  return *Board::Create(rows_, cols_, std::vector<int>(s.at.begin(), s.at.begin() + cells_));
+}
+
+absl::StatusOr<Tiles> Puzzle::Replay(const Tiles& start, const std::vector<Dir>& moves,
+                                     std::vector<int>* tiles_moved) const {
+  Tiles s = start;
+  for (size_t i = 0; i < moves.size(); ++i) {
+    const int to = Neighbor(s.blank(), moves[i]);
+    if (to < 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "move %d (%c) takes the blank off the board", i + 1, DirLetter(moves[i])));
+    }
+    if (tiles_moved != nullptr) tiles_moved->push_back(s.at[to]);
+    Slide(s, s.blank(), to);
+  }
+  return s;
+}
+
+Tiles Puzzle::RandomWalk(int moves, std::mt19937_64& rng) const {
+  Tiles s = goal_tiles_;
+  uint8_t entry = kNoMove;
+  for (int i = 0; i < moves; ++i) {
+    const MoveList& options = successors_[s.blank()][entry];
+    const MoveList::Step step = options.steps[rng() % options.count];
+    Slide(s, s.blank(), step.to);
+    entry = static_cast<uint8_t>(step.dir);
+  }
+  return s;
+}
+
+absl::StatusOr<Board> ApplyMoves(const Board& board, const std::vector<Dir>& moves) {
+  const Puzzle shape(board);
+  absl::StatusOr<Tiles> end = shape.Replay(shape.goal_tiles(), moves);
+  if (!end.ok()) return end.status();
+  return shape.ToBoard(*end);
+}
+
+absl::StatusOr<std::vector<int>> TilesMoved(const Board& board, const std::vector<Dir>& moves) {
+  const Puzzle shape(board);
+  std::vector<int> tiles;
+  absl::StatusOr<Tiles> end = shape.Replay(shape.goal_tiles(), moves, &tiles);
+  if (!end.ok()) return end.status();
+  return tiles;
 }
 
 }  // namespace npuzzle

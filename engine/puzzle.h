@@ -1,15 +1,23 @@
-// Puzzle: the state space of one board shape and goal. It owns the move
-// geometry and the goal lookups that searches and heuristics share, and the
-// Tiles working state they move around in.
+// Puzzle: the sliding-tile domain of one board shape and goal, the one type
+// the searches are written against (after HOG2's split of environment and
+// algorithm). Everything about how a state changes lives here: the blank's
+// moves, a node's successors in search order (never undoing the move that
+// reached it), sliding a tile in either form of a state (Tiles, or a packed
+// key), packing, the goal test, replaying moves and random walks.
+// Heuristics read the goal lookups; algorithms never touch cells directly.
 #ifndef NPUZZLE_ENGINE_PUZZLE_H_
 #define NPUZZLE_ENGINE_PUZZLE_H_
 
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <random>
+#include <vector>
 
+#include "absl/status/statusor.h"
 #include "engine/board.h"
 #include "engine/moves.h"
+#include "engine/successor_order.h"
 
 namespace npuzzle {
 
@@ -53,6 +61,25 @@ struct MoveList {
 // asked for (the start of a search).
 inline constexpr uint8_t kNoMove = kNumDirs;
 
+// The successors of one node, handed out one at a time in the order the
+// search visits them. Small enough to live in a depth-first stack frame.
+class Expansion {
+ public:
+  Expansion() = default;
+  Expansion(const MoveList& moves, uint8_t order) : moves_(&moves), order_(order) {}
+
+  bool Next(MoveList::Step* step) {
+    if (next_ == moves_->count) return false;
+    *step = moves_->steps[SuccessorOrder::Slot(order_, moves_->count, next_++)];
+    return true;
+  }
+
+ private:
+  const MoveList* moves_ = nullptr;
+  uint8_t next_ = 0;
+  uint8_t order_ = 0;
+};
+
 class Puzzle {
  public:
   explicit Puzzle(const Board& goal);
@@ -71,14 +98,55 @@ class Puzzle {
   int Neighbor(int cell, Dir d) const {
     return neighbor_[cell][static_cast<int>(d)];
   }
-  // Legal moves of a blank on `cell` that entered by `entry` (a Dir, or
-  // kNoMove); the move back the way it came is left out.
-  const MoveList& Successors(int cell, uint8_t entry) const {
-    return successors_[cell][entry];
+
+  // The successors of a node whose blank is on `blank` and entered by
+  // `entry` (a Dir, or kNoMove at the start), in order `order`
+  // (SuccessorOrder::Pick). The move back the way it came is left out.
+  Expansion Expand(int blank, uint8_t entry, uint8_t order = 0) const {
+    return Expansion(successors_[blank][entry], order);
+  }
+
+  // Sliding the tile on `to` into the blank on `blank`, in either form of
+  // a state.
+  static void Slide(Tiles& s, int /*blank*/, int to) { s.MoveBlank(to); }
+  template <class Key>
+  static void Slide(Key& k, int blank, int to) {
+    k.Set(blank, k.Get(to));
+    k.Set(to, 0);
+  }
+  static int TileAt(const Tiles& s, int cell) { return s.at[cell]; }
+  template <class Key>
+  static int TileAt(const Key& k, int cell) {
+    return k.Get(cell);
+  }
+
+  // Packed keys (PackedState) for graph searches. Key must hold cells().
+  template <class Key>
+  Key Pack(const Tiles& s) const {
+    return Key::Pack(s.at, cells_);
+  }
+  template <class Key>
+  void Unpack(const Key& k, Tiles* s) const {
+    for (int c = 0; c < cells_; ++c) {
+      const int tile = k.Get(c);
+      s->at[c] = static_cast<uint8_t>(tile);
+      s->pos[tile] = static_cast<uint8_t>(c);
+    }
   }
 
   static Tiles ToTiles(const Board& board);
+  Board ToBoard(const Tiles& s) const;
   bool IsGoal(const Tiles& t) const { return t.SameCells(goal_tiles_, cells_); }
+
+  // Plays `moves` from `start`; the error names the first move that takes
+  // the blank off the board. `tiles_moved`, when given, gets the tile that
+  // slid at each move.
+  absl::StatusOr<Tiles> Replay(const Tiles& start, const std::vector<Dir>& moves,
+                               std::vector<int>* tiles_moved = nullptr) const;
+
+  // `moves` random moves of the blank from the goal, never undoing the
+  // previous one.
+  Tiles RandomWalk(int moves, std::mt19937_64& rng) const;
 
  private:
   int rows_, cols_, cells_;
@@ -89,6 +157,11 @@ class Puzzle {
   std::array<std::array<int8_t, kNumDirs>, kMaxCells> neighbor_{};
   std::array<std::array<MoveList, kNumDirs + 1>, kMaxCells> successors_{};
 };
+
+// Replaying moves on a Board (any shape): the board reached, and the tile
+// that slides at each step.
+absl::StatusOr<Board> ApplyMoves(const Board& board, const std::vector<Dir>& moves);
+absl::StatusOr<std::vector<int>> TilesMoved(const Board& board, const std::vector<Dir>& moves);
 
 }  // namespace npuzzle
 

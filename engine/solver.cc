@@ -93,15 +93,15 @@ absl::StatusOr<SolveResult> Solve(const SolveRequest& request) {
   result.status = outcome->status;
   result.stats = outcome->stats;
   if (result.status == SearchStatus::kSolved) {
-    absl::StatusOr<std::vector<int>> tiles = TilesMoved(request.start, outcome->moves);
-    absl::StatusOr<Board> end = ApplyMoves(request.start, outcome->moves);
-    if (!tiles.ok() || !end.ok() || *end != request.goal) {
+    std::vector<int> tiles;
+    absl::StatusOr<Tiles> end = puzzle.Replay(Puzzle::ToTiles(request.start), outcome->moves, &tiles);
+    if (!end.ok() || !puzzle.IsGoal(*end)) {
       return absl::InternalError(absl::StrCat(
           request.algorithm, " returned moves that do not reach the goal: ",
           MovesToString(outcome->moves)));
     }
     result.moves = std::move(outcome->moves);
-    result.tile_moves = *std::move(tiles);
+    result.tile_moves = std::move(tiles);
     result.optimal = GuaranteedOptimal(algorithm, *FindHeuristic(heuristic_name), weight);
   }
   return result;

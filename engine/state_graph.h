@@ -1,7 +1,9 @@
 // StateGraph: the node store shared by the graph searches (BFS, DFS and the
 // best-first family). Each reached state is one record (packed board,
 // parent, depth, heuristic Node), found again through a hash index, so a
-// search only decides which record to expand next.
+// search only decides which record to expand next. States change only
+// through the Puzzle domain; both stores grow in bounded steps, each
+// checked against the memory limit before it allocates.
 #ifndef NPUZZLE_ENGINE_STATE_GRAPH_H_
 #define NPUZZLE_ENGINE_STATE_GRAPH_H_
 
@@ -10,9 +12,10 @@
 #include <optional>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "engine/chunked_vector.h"
 #include "engine/search_monitor.h"
 #include "engine/search_problem.h"
+#include "engine/state_index.h"
 #include "engine/successor_order.h"
 
 namespace npuzzle {
@@ -22,8 +25,6 @@ class StateGraph {
  public:
   using HNode = typename H::Node;
   static constexpr uint32_t kNoParent = UINT32_MAX;
-  // Most 3x3 searches fit without growing.
-  static constexpr size_t kInitialCapacity = 4096;
 
   struct Record {
     Key key;
@@ -45,28 +46,29 @@ class StateGraph {
       : problem_(problem),
         monitor_(monitor),
         order_(problem.options.seed),
-        goal_(Key::Pack(problem.puzzle.goal_tiles(), problem.puzzle.cells())) {
-    records_.reserve(kInitialCapacity);
-    index_.reserve(kInitialCapacity);
-  }
+        goal_(problem.puzzle.template Pack<Key>(problem.puzzle.goal_tiles())) {}
 
   uint32_t AddStart() {
     const Tiles& s = problem_.start;
-    return Insert(Key::Pack(s, problem_.puzzle.cells()), problem_.heuristic.Start(s),
-                  kNoParent, 0, s.blank(), Dir::kUp)
+    return Insert(problem_.puzzle.template Pack<Key>(s), problem_.heuristic.Start(s), kNoParent, 0,
+                  s.blank(), Dir::kUp)
         ->id;
   }
 
-  // Finds `key` or adds it as a new record; nullopt when growing the store
+  // Finds `key` or adds it as a new record; nullopt when growing a store
   // would break the memory limit (the monitor has then stopped the search).
   // The limit is checked before the lookup, so a search may stop at a
   // growth point one insertion early.
-  std::optional<Slot> Insert(const Key& key, const HNode& h, uint32_t parent,
-                             int g, int blank, Dir dir) {
-    if (!ReserveOneMore()) return std::nullopt;
+  std::optional<Slot> Insert(const Key& key, const HNode& h, uint32_t parent, int g, int blank,
+                             Dir dir) {
+    const size_t hash = index_.Hash(key);
+    const uint64_t growth = records_.GrowthBytes() + index_.GrowthBytes(hash);
+    if (growth != 0 && !monitor_.FitsMemory(MemoryBytes() + growth + external_bytes_)) {
+      return std::nullopt;
+    }
     const uint32_t id = static_cast<uint32_t>(records_.size());
-    const auto [it, added] = index_.try_emplace(key, id);
-    if (!added) return Slot{it->second, false};
+    const auto found = index_.FindOrAdd(key, hash, id);
+    if (!found.added) return Slot{found.id, false};
     records_.push_back(Record{key, h, parent, g, static_cast<uint8_t>(blank), dir});
     return Slot{id, true};
   }
@@ -77,18 +79,16 @@ class StateGraph {
   template <class Visit>
   void ForEachSuccessor(uint32_t id, Visit visit) {
     const Record r = records_[id];  // copy: visit may grow records_
+    const Puzzle& puzzle = problem_.puzzle;
     Tiles s;
-    if constexpr (ReadsTiles<H>()) r.key.Unpack(problem_.puzzle.cells(), &s);
+    if constexpr (ReadsTiles<H>()) puzzle.Unpack(r.key, &s);
     const int blank = r.blank;
-    const MoveList& moves = problem_.puzzle.Successors(
-        blank, r.parent == kNoParent ? kNoMove : static_cast<uint8_t>(r.dir));
-    const uint8_t pick = order_.Pick();
-    for (int i = 0; i < moves.count; ++i) {
-      const MoveList::Step step = moves.steps[order_.Slot(pick, moves.count, i)];
-      const int tile = r.key.Get(step.to);
+    Expansion successors =
+        puzzle.Expand(blank, r.parent == kNoParent ? kNoMove : static_cast<uint8_t>(r.dir), order_.Pick());
+    for (MoveList::Step step; successors.Next(&step);) {
       Key child = r.key;
-      child.Set(blank, tile);
-      child.Set(step.to, 0);
+      const int tile = Puzzle::TileAt(child, step.to);
+      Puzzle::Slide(child, blank, step.to);
       if (!visit(child, problem_.heuristic.Move(s, r.h, tile, step.to, blank), step.to, step.dir)) {
         return;
       }
@@ -108,38 +108,19 @@ class StateGraph {
     return path;
   }
 
-  uint64_t MemoryBytes() const {
-    return records_.capacity() * sizeof(Record) + IndexBytes(index_.capacity());
-  }
+  uint64_t MemoryBytes() const { return records_.capacity() * sizeof(Record) + index_.MemoryBytes(); }
 
   // Memory the caller holds beside the store (its open list), counted
   // against the same limit.
   void SetExternalBytes(uint64_t bytes) { external_bytes_ = bytes; }
 
  private:
-  static uint64_t IndexBytes(size_t capacity) {
-    return capacity * (sizeof(typename decltype(index_)::value_type) + 1);
-  }
-
-  // Both containers double when full and hold old and new storage while
-  // they copy, so that peak is what must fit.
-  bool ReserveOneMore() {
-    uint64_t extra = 0;
-    if (records_.size() == records_.capacity()) {
-      extra += 2 * records_.capacity() * sizeof(Record);
-    }
-    if (index_.size() + 1 > index_.capacity() * 7 / 8) {
-      extra += IndexBytes(2 * index_.capacity() + 1);
-    }
-    return extra == 0 || monitor_.FitsMemory(MemoryBytes() + extra + external_bytes_);
-  }
-
   const SearchProblem<H>& problem_;
   SearchMonitor& monitor_;
   SuccessorOrder order_;
   const Key goal_;
-  std::vector<Record> records_;
-  absl::flat_hash_map<Key, uint32_t> index_;
+  ChunkedVector<Record> records_;
+  StateIndex<Key> index_;
   uint64_t external_bytes_ = 0;
 };
 

@@ -12,35 +12,40 @@
 #include "engine/moves.h"
 
 namespace npuzzle {
+namespace successor_order_internal {
 
-class SuccessorOrder {
- public:
-  using Permutation = std::array<uint8_t, kNumDirs>;
+inline constexpr int kOrders = 24;
 
-  explicit SuccessorOrder(std::optional<uint64_t> seed)
-      : shuffle_(seed.has_value()), rng_(seed.value_or(0)) {
+// The 24 orders of the four moves.
+struct Permutations {
+  std::array<std::array<uint8_t, kNumDirs>, kOrders> at{};
+  constexpr Permutations() {
     int i = 0;
     for (uint8_t a = 0; a < kNumDirs; ++a)
       for (uint8_t b = 0; b < kNumDirs; ++b)
         for (uint8_t c = 0; c < kNumDirs; ++c)
           if (a != b && a != c && b != c) {
-            permutations_[i++] = {a, b, c, static_cast<uint8_t>(6 - a - b - c)};
+            at[i++] = {a, b, c, static_cast<uint8_t>(6 - a - b - c)};
           }
   }
+};
+
+}  // namespace successor_order_internal
+
+class SuccessorOrder {
+ public:
+  explicit SuccessorOrder(std::optional<uint64_t> seed)
+      : shuffle_(seed.has_value()), rng_(seed.value_or(0)) {}
 
   // Picks an order for a node's successors: 0 (as listed) unless seeded.
-  uint8_t Pick() { return shuffle_ ? static_cast<uint8_t>(rng_() % 24) : 0; }
+  uint8_t Pick() { return shuffle_ ? static_cast<uint8_t>(rng_() % kOrders) : 0; }
 
   // The i-th successor to visit, out of `count`, under order `pick`. Each
   // of the 24 orders ranks all four slots, so dropping the slots at or
   // beyond `count` still leaves every order of the rest equally likely.
-  int Slot(uint8_t pick, int count, int i) const {
-    return pick == 0 ? i : ShuffledSlot(pick, count, i);
-  }
-
- private:
-  int ShuffledSlot(uint8_t pick, int count, int i) const {
-    const Permutation& p = permutations_[pick];
+  static int Slot(uint8_t pick, int count, int i) {
+    if (pick == 0) return i;
+    const auto& p = kPermutations.at[pick];
     int seen = -1;
     for (int k = 0; k < kNumDirs; ++k) {
       if (p[k] < count && ++seen == i) return p[k];
@@ -48,9 +53,12 @@ class SuccessorOrder {
     return i;
   }
 
+ private:
+  static constexpr int kOrders = successor_order_internal::kOrders;
+  static constexpr successor_order_internal::Permutations kPermutations{};
+
   bool shuffle_;
   std::mt19937_64 rng_;
-  std::array<Permutation, 24> permutations_;
 };
 
 }  // namespace npuzzle

@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "absl/strings/str_split.h"
+#include "engine/puzzle.h"
 #include "engine/board_parser.h"
 #include "engine/moves.h"
 #include "engine/solvability.h"

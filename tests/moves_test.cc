@@ -1,3 +1,4 @@
+#include "engine/puzzle.h"
 #include "engine/moves.h"
 
 #include "engine/board_parser.h"

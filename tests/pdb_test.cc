@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "engine/puzzle.h"
 #include "engine/board_parser.h"
 #include "engine/goals.h"
 #include "engine/heuristics/pattern_database.h"

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "engine/puzzle.h"
 #include "engine/board_parser.h"
 #include "engine/goals.h"
 #include "engine/instances.h"

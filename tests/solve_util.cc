@@ -2,6 +2,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
+#include "engine/puzzle.h"
 #include "engine/moves.h"
 
 namespace npuzzle::testing {

@@ -65,25 +65,25 @@ class BoundedDfs {
     int g = g0;
     Frame* const base = stack_.data();
     Frame* f = base;
-    *f = Frame{root_h, &puzzle_.Successors(root.blank(), entry), entry, 0, order_.Pick(),
+    *f = Frame{root_h, puzzle_.Expand(root.blank(), entry, order_.Pick()), entry,
                static_cast<uint8_t>(root.blank())};
     if (!c.MayExpand(monitor)) {
       pass.stopped = true;
     } else {
       ++c.expanded;
       for (;;) {
-        if (f->next == f->moves->count) {
+        MoveList::Step step;
+        if (!f->successors.Next(&step)) {
           if (f == base) break;
-          s.MoveBlank(f->parent_blank);
+          Puzzle::Slide(s, s.blank(), f->parent_blank);
           --f;
           --g;
           continue;
         }
-        const MoveList::Step step = f->moves->steps[order_.Slot(f->order, f->moves->count, f->next++)];
         const Dir d = step.dir;
         const int to = step.to;
         const int blank = s.blank();
-        const int tile = s.at[to];
+        const int tile = Puzzle::TileAt(s, to);
         ++c.generated;
         const HNode child = heuristic_.Move(s, f->node, tile, to, blank);
         const int h = H::Value(child);
@@ -92,7 +92,7 @@ class BoundedDfs {
           if (child_f < next_bound) next_bound = child_f;
           continue;
         }
-        s.MoveBlank(to);
+        Puzzle::Slide(s, blank, to);
         if (h == 0 && puzzle_.IsGoal(s)) {
           pass.found = true;
           for (Frame* p = base + 1; p <= f; ++p) pass.path.push_back(static_cast<Dir>(p->entry));
@@ -107,8 +107,8 @@ class BoundedDfs {
         c.NoteH(h);
         ++f;
         if (++g > deepest) deepest = g;
-        *f = Frame{child, &puzzle_.Successors(to, static_cast<uint8_t>(d)),
-                   static_cast<uint8_t>(d), 0, order_.Pick(), static_cast<uint8_t>(blank)};
+        *f = Frame{child, puzzle_.Expand(to, static_cast<uint8_t>(d), order_.Pick()),
+                   static_cast<uint8_t>(d), static_cast<uint8_t>(blank)};
       }
     }
     counter = c;
@@ -120,11 +120,9 @@ class BoundedDfs {
  private:
   struct Frame {
     HNode node;
-    const MoveList* moves;  // the blank's moves from here
-    uint8_t entry;          // the move that reached this node, or kNoMove
-    uint8_t next;           // how many of its successors have been tried
-    uint8_t order;          // the successor order it uses (SuccessorOrder::Pick)
-    uint8_t parent_blank;   // where the blank goes back to on the way up
+    Expansion successors;  // those not yet tried
+    uint8_t entry;         // the move that reached this node, or kNoMove
+    uint8_t parent_blank;  // where the blank goes back to on the way up
   };
 
   const Puzzle& puzzle_;
@@ -155,13 +153,13 @@ struct Frontier {
       std::vector<Node> next;
       for (const Node& n : f.nodes) {
         ++c.expanded;
-        const MoveList& moves = p.puzzle.Successors(n.tiles.blank(), n.entry);
-        for (int i = 0; i < moves.count; ++i) {
-          const MoveList::Step step = moves.steps[i];
+        Expansion successors = p.puzzle.Expand(n.tiles.blank(), n.entry);
+        for (MoveList::Step step; successors.Next(&step);) {
+          const int blank = n.tiles.blank();
           Node child{n.tiles,
-                     p.heuristic.Move(n.tiles, n.h, n.tiles.at[step.to], step.to, n.tiles.blank()),
+                     p.heuristic.Move(n.tiles, n.h, Puzzle::TileAt(n.tiles, step.to), step.to, blank),
                      static_cast<uint8_t>(step.dir), n.path};
-          child.tiles.MoveBlank(step.to);
+          Puzzle::Slide(child.tiles, blank, step.to);
           child.path.push_back(step.dir);
           next.push_back(std::move(child));
           ++c.generated;
