@@ -36,15 +36,22 @@ int RunLocalSolve() {
     std::cerr << "npuzzle solve: " << problems.status().message() << "\n";
     return 2;
   }
-  absl::StatusOr<SolveRequest> base = RequestFromFlags();
-  if (base.ok()) {
-    SolveRequest probe = *base;
-    probe.start = probe.goal = problems->front().start;
-    if (absl::Status s = ValidateSolveRequest(probe); !s.ok()) base = s;
-  }
+  absl::StatusOr<SolveRequest> base = RequestFromFlags(RequestFor::kLocal);
   if (!base.ok()) {
     std::cerr << "npuzzle solve: " << base.status().message() << "\n";
     return 2;
+  }
+  // Every problem is checked before the first is solved, each against its
+  // own goal (pattern presets are laid out around the goal's blank).
+  for (const Problem& problem : *problems) {
+    SolveRequest probe = *base;
+    probe.start = problem.start;
+    probe.goal = problem.goal;
+    if (absl::Status s = ValidateSolveRequest(probe); !s.ok()) {
+      std::cerr << "npuzzle solve" << (problem.line ? absl::StrCat(" (line ", problem.line, ")") : "") << ": "
+                << s.message() << "\n";
+      return 2;
+    }
   }
   const bool json = absl::GetFlag(FLAGS_json);
   const bool live = absl::GetFlag(FLAGS_progress);
@@ -114,7 +121,7 @@ int RunPdb() {
   const int rows = absl::GetFlag(FLAGS_rows) ? absl::GetFlag(FLAGS_rows) : 4;
   const int cols = absl::GetFlag(FLAGS_cols) ? absl::GetFlag(FLAGS_cols) : rows;
   absl::StatusOr<Board> goal = GoalFromFlags(rows, cols);
-  absl::StatusOr<SolveRequest> request = RequestFromFlags();
+  absl::StatusOr<SolveRequest> request = RequestFromFlags(RequestFor::kLocal);
   if (!goal.ok() || !request.ok()) {
     std::cerr << "npuzzle pdb: " << (goal.ok() ? request.status() : goal.status()).message() << "\n";
     return 2;

@@ -117,7 +117,7 @@ int Follow(const std::string& command, grpc::ClientReaderInterface<v1::JobEvent>
 absl::StatusOr<std::vector<v1::JobSpec>> SpecsFromFlags() {
   absl::StatusOr<std::vector<Problem>> problems = ProblemsFromFlags();
   if (!problems.ok()) return problems.status();
-  absl::StatusOr<SolveRequest> base = RequestFromFlags();
+  absl::StatusOr<SolveRequest> base = RequestFromFlags(RequestFor::kRemote);
   if (!base.ok()) return base.status();
   std::vector<v1::JobSpec> specs;
   for (const Problem& p : *problems) {

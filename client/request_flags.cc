@@ -6,11 +6,13 @@
 #include <thread>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "engine/board_parser.h"
 #include "engine/goals.h"
+#include "engine/limits.h"
 
 ABSL_FLAG(std::string, board, "", "start board, e.g. \"8 1 3 4 0 2 7 6 5\" or \"134 8b5 726\"");
 ABSL_FLAG(std::string, goal, "", "goal board (default: --goal-preset)");
@@ -23,8 +25,11 @@ ABSL_FLAG(std::string, heuristic, "manhattan",
           "zero, misplaced, manhattan, linear-conflict, reversal, pdb (with --pdb-preset or --pdb-groups)");
 ABSL_FLAG(std::string, weight, "", "weight for wastar (default 2)");
 ABSL_FLAG(uint64_t, max_nodes, 0, "stop after expanding this many states (0: no limit)");
-ABSL_FLAG(int64_t, max_time_ms, 0, "stop after this many milliseconds (0: no limit)");
-ABSL_FLAG(uint64_t, max_memory_mb, 0, "stop when open and closed sets need more (0: no limit)");
+ABSL_FLAG(uint64_t, max_time_ms, 0, "stop after this many milliseconds (0: no limit)");
+ABSL_FLAG(uint64_t, max_memory_mb, npuzzle::DefaultLocalMemoryMb(),
+          "stop before the search (open and closed sets, pattern tables it builds) needs more; the default "
+          "is three quarters of this machine's memory, and a local solve may not ask for more than the "
+          "machine has; remote jobs send it only when set to another value (else the server's default applies)");
 ABSL_FLAG(int, max_depth, 0, "depth limit for dfs, iddfs and idastar (0: none)");
 ABSL_FLAG(std::string, seed, "", "shuffle equal successors reproducibly with this seed");
 ABSL_FLAG(int, threads, 0, "search threads for IDA* (0: every core)");
@@ -60,7 +65,7 @@ absl::StatusOr<Board> GoalFromFlags(int rows, int cols) {
   return GoalPreset(preset.empty() ? "standard" : preset, rows, cols);
 }
 
-absl::StatusOr<SolveRequest> RequestFromFlags() {
+absl::StatusOr<SolveRequest> RequestFromFlags(RequestFor where) {
   SolveRequest request;
   request.algorithm = absl::GetFlag(FLAGS_algorithm);
   request.heuristic = absl::GetFlag(FLAGS_heuristic);
@@ -78,13 +83,22 @@ absl::StatusOr<SolveRequest> RequestFromFlags() {
     }
     request.options.seed = seed;
   }
-  SearchLimits& limits = request.options.limits;
-  limits.max_expanded = absl::GetFlag(FLAGS_max_nodes);
-  if (const int64_t ms = absl::GetFlag(FLAGS_max_time_ms); ms != 0) {
-    limits.max_time = absl::Milliseconds(ms);
+  LimitUnits units{absl::GetFlag(FLAGS_max_nodes), absl::GetFlag(FLAGS_max_time_ms),
+                   absl::GetFlag(FLAGS_max_memory_mb), absl::GetFlag(FLAGS_max_depth)};
+  if (where == RequestFor::kLocal) {
+    const uint64_t machine = PhysicalMemoryMb();
+    if (units.max_memory_mb == 0 || units.max_memory_mb > machine) {
+      return absl::InvalidArgumentError(absl::StrCat("--max-memory-mb ", units.max_memory_mb,
+                                                     " is out of range for a local solve: 1 to ", machine,
+                                                     " (this machine's memory)"));
+    }
+  } else if (const absl::CommandLineFlag& flag = absl::GetFlagReflectionHandle(FLAGS_max_memory_mb);
+             flag.CurrentValue() == flag.DefaultValue()) {
+    units.max_memory_mb = 0;  // this machine's size says nothing about the workers': the server's default
   }
-  limits.max_memory_bytes = absl::GetFlag(FLAGS_max_memory_mb) << 20;
-  limits.max_depth = absl::GetFlag(FLAGS_max_depth);
+  absl::StatusOr<SearchLimits> limits = ConvertLimits(units, LimitNames::kFlags);
+  if (!limits.ok()) return limits.status();
+  request.options.limits = *limits;
   const int threads = absl::GetFlag(FLAGS_threads);
   request.options.threads = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
   HeuristicOptions& h = request.heuristic_options;

@@ -22,9 +22,14 @@ bool GoalFlagGiven();
 // Parses a board with --rows/--cols applied.
 absl::StatusOr<Board> ParseBoardWithFlags(absl::string_view text);
 
+// Where a request will run: a local solve always has a memory limit (the
+// machine's memory bounds it); a remote job leaves unset limits to the
+// server.
+enum class RequestFor { kLocal, kRemote };
+
 // Algorithm, heuristic, weight, limits, seed and threads from the flags;
 // start and goal are left for the caller.
-absl::StatusOr<SolveRequest> RequestFromFlags();
+absl::StatusOr<SolveRequest> RequestFromFlags(RequestFor where);
 
 }  // namespace npuzzle
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/board_parser.h"
 #include "engine/goals.h"
+#include "engine/limits.h"
 
 namespace npuzzle {
 namespace {
@@ -62,11 +63,11 @@ absl::StatusOr<SolveRequest> RequestFromSpec(const v1::JobSpec& spec) {
   r.heuristic_options.pdb_preset = spec.pdb_preset();
   r.heuristic_options.pdb_groups = spec.pdb_groups();
 
-  SearchLimits& limits = r.options.limits;
-  limits.max_expanded = spec.limits().max_nodes();
-  if (spec.limits().max_time_ms() != 0) limits.max_time = absl::Milliseconds(spec.limits().max_time_ms());
-  limits.max_memory_bytes = spec.limits().max_memory_mb() << 20;
-  limits.max_depth = spec.limits().max_depth();
+  const v1::Limits& l = spec.limits();
+  absl::StatusOr<SearchLimits> limits = ConvertLimits(
+      {l.max_nodes(), l.max_time_ms(), l.max_memory_mb(), l.max_depth()}, LimitNames::kProto);
+  if (!limits.ok()) return limits.status();
+  r.options.limits = *limits;
   if (spec.has_seed()) r.options.seed = spec.seed();
   if (spec.threads() < 0) return absl::InvalidArgumentError("threads must not be negative");
   r.options.threads = std::max(1, spec.threads());
