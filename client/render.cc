@@ -111,6 +111,7 @@ nlohmann::json ResultToJson(const Board& start, const Board& goal, const SolveRe
 }
 
 std::string RenderProgress(const Progress& p) {
+  if (!p.activity.empty()) return p.activity;
   return absl::StrFormat("%s expanded, %s generated, %s/s, bound %d, best h %d, open %s, %s",
                          Compact(p.expanded), Compact(p.generated),
                          Compact(p.nodes_per_second), p.bound, p.best_h,

@@ -35,6 +35,9 @@ ABSL_FLAG(std::string, seed, "", "shuffle equal successors reproducibly with thi
 ABSL_FLAG(int, threads, 0, "search threads for IDA* (0: every core)");
 ABSL_FLAG(std::string, pdb_preset, "", "pattern databases: 8 (3x3), 5-5-5, 6-6-3, 7-8 (4x4), 6-6-6-6 (5x5)");
 ABSL_FLAG(std::string, pdb_groups, "", "explicit pattern groups, e.g. \"1,2,3,4,5,6,7/8,9,10,11,12,13,14,15\"");
+ABSL_FLAG(uint64_t, pdb_cache_mb, 0,
+          "size budget of the pattern table cache; least recently used tables no process holds are evicted "
+          "(0: $NPUZZLE_PDB_CACHE_MB, else 4096)");
 ABSL_FLAG(bool, pdb_mirror, true, "also look up the transposed board in the pattern databases");
 ABSL_FLAG(std::string, data_dir, "",
           "where pattern tables are cached (DIR/pdb); default $NPUZZLE_DATA_DIR or ~/.cache/npuzzle");
@@ -105,6 +108,11 @@ absl::StatusOr<SolveRequest> RequestFromFlags(RequestFor where) {
   h.pdb_preset = absl::GetFlag(FLAGS_pdb_preset);
   h.pdb_groups = absl::GetFlag(FLAGS_pdb_groups);
   h.pdb_mirror = absl::GetFlag(FLAGS_pdb_mirror);
+  if (absl::GetFlag(FLAGS_pdb_cache_mb) > kMaxMemoryMb) {
+    return absl::InvalidArgumentError(absl::StrCat("--pdb-cache-mb ", absl::GetFlag(FLAGS_pdb_cache_mb),
+                                                   " is too large (at most ", kMaxMemoryMb, ")"));
+  }
+  h.pdb_cache_bytes = absl::GetFlag(FLAGS_pdb_cache_mb) << 20;
   if (const std::string dir = absl::GetFlag(FLAGS_data_dir); !dir.empty()) h.pdb_dir = dir + "/pdb";
   h.on_message = [](absl::string_view message) { std::cerr << "npuzzle: " << message << "\n"; };
   return request;

@@ -1,5 +1,6 @@
 #include "engine/registry.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -10,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "engine/algorithms/best_first.h"
 #include "engine/algorithms/breadth_first.h"
 #include "engine/algorithms/depth_first.h"
@@ -149,14 +151,57 @@ absl::Status CheckHeuristicName(absl::string_view name) {
   return CheckName("heuristic", name, HeuristicList());
 }
 
+namespace {
+
+// The outcome of a solve stopped before its search began (while a
+// heuristic's tables were built), or the error if it was not a stop.
+absl::StatusOr<SearchOutcome> StoppedBeforeSearch(const absl::Status& why, absl::Time begin) {
+  SearchOutcome out;
+  switch (why.code()) {
+    case absl::StatusCode::kCancelled: out.status = SearchStatus::kCancelled; break;
+    case absl::StatusCode::kDeadlineExceeded: out.status = SearchStatus::kTimeLimit; break;
+    case absl::StatusCode::kResourceExhausted: out.status = SearchStatus::kMemoryLimit; break;
+    default: return why;
+  }
+  out.stats.elapsed = absl::Now() - begin;
+  return out;
+}
+
+}  // namespace
+
 absl::StatusOr<SearchOutcome> RunSearch(const SearchSpec& spec,
                                         const Puzzle& puzzle,
                                         const Tiles& start) {
+  // The time limit covers building the heuristic's tables as well as the
+  // search, and so do cancellation and the memory limit.
+  const absl::Time begin = absl::Now();
+  const SearchLimits& limits = spec.options.limits;
+  const absl::Time deadline =
+      limits.max_time == absl::InfiniteDuration() ? absl::InfiniteFuture() : begin + limits.max_time;
+  HeuristicOptions heuristic_options = spec.heuristic_options;
+  HeuristicBuildLimits& build = heuristic_options.build_limits;
+  build.cancel = spec.options.cancel;
+  build.deadline = deadline;
+  build.max_memory_bytes = limits.max_memory_bytes;
+  build.activity_interval = spec.options.progress_interval;
+  if (spec.options.on_progress) {
+    build.on_activity = [&](absl::string_view activity) {
+      Progress p;
+      p.activity = std::string(activity);
+      p.elapsed = absl::Now() - begin;
+      spec.options.on_progress(p);
+    };
+  }
+
   std::optional<absl::StatusOr<SearchOutcome>> out;
   auto run_with = [&](auto algorithm_entry, const auto& heuristic) {
     using A = typename decltype(algorithm_entry)::Type;
     using H = std::decay_t<decltype(heuristic)>;
-    const SearchProblem<H> problem{puzzle, heuristic, start, spec.options, spec.weight};
+    SearchOptions options = spec.options;
+    if (deadline != absl::InfiniteFuture()) {
+      options.limits.max_time = std::max(deadline - absl::Now(), absl::Nanoseconds(1));
+    }
+    const SearchProblem<H> problem{puzzle, heuristic, start, options, spec.weight};
     out = A::Run(problem);
   };
   const bool known_algorithm = VisitByName(kAlgorithmTable, spec.algorithm, [&](const auto& a) {
@@ -165,11 +210,12 @@ absl::StatusOr<SearchOutcome> RunSearch(const SearchSpec& spec,
     } else {
       const bool known_heuristic = VisitByName(kHeuristicTable, spec.heuristic, [&](const auto& h) {
         using H = typename std::decay_t<decltype(h)>::Type;
-        absl::StatusOr<H> heuristic = MakeHeuristic<H>(puzzle, spec.heuristic_options);
+        absl::StatusOr<H> heuristic = MakeHeuristic<H>(puzzle, heuristic_options);
         if (heuristic.ok()) {
           run_with(a, *heuristic);
         } else {
-          out = heuristic.status();
+          out = StoppedBeforeSearch(heuristic.status(), begin);
+          if (out->ok() && heuristic_options.on_message) heuristic_options.on_message(heuristic.status().message());
         }
       });
       if (!known_heuristic) out = CheckHeuristicName(spec.heuristic);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include "absl/strings/string_view.h"
 #include <vector>
 
@@ -45,6 +46,9 @@ struct Progress {
   int best_h = 0;     // lowest h seen so far
   absl::Duration elapsed;
   double nodes_per_second = 0;  // generated per second
+  // Set while the solve does something other than search (building a
+  // pattern table), saying what and how far: the counts above are then 0.
+  std::string activity;
 };
 
 // Set from any thread; searches notice within a few milliseconds.

@@ -147,6 +147,7 @@ v1::Progress ProgressToProto(const Progress& p) {
   m.set_best_h(p.best_h);
   m.set_elapsed_ms(absl::ToDoubleMilliseconds(p.elapsed));
   m.set_nodes_per_second(p.nodes_per_second);
+  m.set_activity(p.activity);
   return m;
 }
 
@@ -159,6 +160,7 @@ Progress ProgressFromProto(const v1::Progress& m) {
   p.best_h = m.best_h();
   p.elapsed = absl::Milliseconds(m.elapsed_ms());
   p.nodes_per_second = m.nodes_per_second();
+  p.activity = m.activity();
   return p;
 }
 

@@ -195,6 +195,7 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, v1::JobSpec spec) {
   absl::StatusOr<SolveRequest> request = RequestFromSpec(spec);
   if (request.ok()) {
     request->heuristic_options.pdb_dir = options_.pdb_dir;
+    request->heuristic_options.pdb_cache_bytes = options_.pdb_cache_bytes;
     request->heuristic_options.on_message = [this](absl::string_view m) { Log(options_.worker_id, std::string(m)); };
     request->options.threads = std::clamp(request->options.threads, 1, options_.max_search_threads);
     request->options.progress_interval = options_.progress_interval;

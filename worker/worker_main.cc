@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/env_flags.h"
 #include "common/metrics_server.h"
+#include "engine/limits.h"
 #include "worker/worker_agent.h"
 
 ABSL_FLAG(std::string, coordinator, "localhost:50052", "the coordinator's worker address (host:port)");
@@ -19,6 +20,9 @@ ABSL_FLAG(int, concurrency, 1, "jobs run at once");
 ABSL_FLAG(int, max_search_threads, 0, "threads one job may use (0: one per core)");
 ABSL_FLAG(std::string, worker_id, "", "default: <host>-<pid>");
 ABSL_FLAG(std::string, data_dir, "", "pattern tables are cached in DIR/pdb (default $NPUZZLE_DATA_DIR or ~/.cache)");
+ABSL_FLAG(uint64_t, pdb_cache_mb, 0,
+          "size budget of the pattern table cache in DIR/pdb; least recently used tables no process holds are "
+          "evicted (0: 4096)");
 ABSL_FLAG(int64_t, progress_interval_ms, 250, "how often a running job reports progress");
 ABSL_FLAG(int64_t, heartbeat_ms, 1000, "how often the worker tells the coordinator it is alive");
 ABSL_FLAG(int64_t, drain_grace_ms, 25000, "on SIGTERM, how long running jobs may take to finish");
@@ -54,6 +58,11 @@ int main(int argc, char** argv) {
     options.worker_id = absl::StrCat(host, "-", getpid());
   }
   if (!absl::GetFlag(FLAGS_data_dir).empty()) options.pdb_dir = absl::GetFlag(FLAGS_data_dir) + "/pdb";
+  if (absl::GetFlag(FLAGS_pdb_cache_mb) > npuzzle::kMaxMemoryMb) {
+    std::cerr << "npuzzle-worker: --pdb-cache-mb " << absl::GetFlag(FLAGS_pdb_cache_mb) << " is too large\n";
+    return 2;
+  }
+  options.pdb_cache_bytes = absl::GetFlag(FLAGS_pdb_cache_mb) << 20;
   options.progress_interval = absl::Milliseconds(absl::GetFlag(FLAGS_progress_interval_ms));
   options.heartbeat_interval = absl::Milliseconds(absl::GetFlag(FLAGS_heartbeat_ms));
   options.drain_grace = absl::Milliseconds(absl::GetFlag(FLAGS_drain_grace_ms));

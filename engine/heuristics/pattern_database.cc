@@ -34,7 +34,8 @@ absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, co
   db.mirror_group_of_.fill(-1);
   for (int t = 1; t < puzzle.cells() && db.mirrored_; ++t) db.mirror_group_of_[t] = db.group_of_[mirror_name[t]];
 
-  PdbBuildOptions build{options.pdb_build_threads, options.on_message};
+  const PdbBuildOptions build{options.pdb_build_threads, options.on_message, options.build_limits,
+                              options.pdb_cache_bytes};
   PdbStore& store = PdbStore::ForDirectory(options.pdb_dir);
   for (const std::vector<int>& tiles : *groups) {
     absl::StatusOr<std::shared_ptr<const PatternTable>> table = store.Table({puzzle.goal(), tiles}, build);

@@ -7,6 +7,8 @@
 #include <span>
 #include <thread>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "engine/pdb/placement.h"
 
@@ -36,11 +38,14 @@ class HugeWords {
  public:
   explicit HugeWords(uint64_t count) : bytes_(std::max<uint64_t>(count * 8, 8)) {
     void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) std::abort();
+    if (p == MAP_FAILED) return;
     madvise(p, bytes_, MADV_HUGEPAGE);
     words_ = std::span<uint64_t>(static_cast<uint64_t*>(p), count);
   }
-  ~HugeWords() { munmap(words_.data(), bytes_); }
+  ~HugeWords() {
+    if (ok()) munmap(words_.data(), bytes_);
+  }
+  bool ok() const { return words_.data() != nullptr; }
   HugeWords(const HugeWords&) = delete;
   HugeWords& operator=(const HugeWords&) = delete;
 
@@ -123,12 +128,14 @@ class Builder {
       home[i] = static_cast<uint8_t>(std::find(goal.tiles().begin(), goal.tiles().end(), group[i]) -
                                      goal.tiles().begin());
     }
-    Mark(StateOf(indexer_.Rank(home), home, CellBit(goal.blank())), /*code=*/1);
+    if (codes_.ok()) Mark(StateOf(indexer_.Rank(home), home, CellBit(goal.blank())), /*code=*/1);
   }
 
-  std::vector<uint8_t> Run() {
-    const absl::Time start = absl::Now();
-    uint64_t expanded = 0;
+  absl::StatusOr<std::vector<uint8_t>> Run() {
+    if (!codes_.ok()) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("cannot allocate ", codes_.size() * 8 >> 20, " MiB to build a pattern table"));
+    }
     for (int depth = 0;; ++depth) {
       const uint64_t current = depth % 2 == 0 ? 1 : 2;
       next_chunk_ = 0;
@@ -138,13 +145,16 @@ class Builder {
       for (int t = 1; t < options_.threads; ++t) threads.emplace_back([&] { Work(depth, current); });
       Work(depth, current);
       for (std::thread& t : threads) t.join();
-      expanded += layer_expanded_;
-      if (options_.on_layer) {
-        options_.on_layer({depth, expanded, states_, absl::Now() - start});
-      }
+      if (stop_.load() != kRunning) break;
+      expanded_ += layer_expanded_;
+      Report(depth, 1.0);
       if (layer_discovered_ == 0) break;
     }
-    return std::move(distance_);
+    switch (stop_.load()) {
+      case kCancelled: return absl::CancelledError("the pattern table build was cancelled");
+      case kDeadline: return absl::DeadlineExceededError("the time limit ran out while building a pattern table");
+      default: return std::move(distance_);
+    }
   }
 
  private:
@@ -170,6 +180,37 @@ class Builder {
     return false;
   }
 
+  // Whether to go on with the next chunk: false once cancelled or past the
+  // deadline. Also reports progress when it is due.
+  bool Continue(int depth, uint64_t begin) {
+    if (stop_.load(std::memory_order_relaxed) != kRunning) return false;
+    const absl::Time now = absl::Now();
+    int reason = kRunning;
+    if (options_.cancel != nullptr && options_.cancel->cancelled()) {
+      reason = kCancelled;
+    } else if (now >= options_.deadline) {
+      reason = kDeadline;
+    }
+    if (reason != kRunning) {
+      int running = kRunning;
+      stop_.compare_exchange_strong(running, reason);
+      return false;
+    }
+    int64_t due = next_report_ns_.load(std::memory_order_relaxed);
+    const int64_t now_ns = absl::ToUnixNanos(now);
+    if (now_ns >= due &&
+        next_report_ns_.compare_exchange_strong(due, now_ns + absl::ToInt64Nanoseconds(options_.progress_interval))) {
+      Report(depth, static_cast<double>(begin) / codes_.size());
+    }
+    return true;
+  }
+
+  void Report(int depth, double layer_done) {
+    if (options_.on_progress) {
+      options_.on_progress({depth, layer_done, expanded_, states_, absl::Now() - start_});
+    }
+  }
+
   void Work(int depth, uint64_t current) {
     const uint64_t next = 3 - current;
     const uint64_t words = codes_.size();
@@ -178,7 +219,7 @@ class Builder {
     int turn = 0;
     for (;;) {
       const uint64_t begin = next_chunk_.fetch_add(kWordsPerChunk);
-      if (begin >= words) break;
+      if (begin >= words || !Continue(depth, begin)) break;
       const uint64_t end = std::min(words, begin + kWordsPerChunk);
       for (uint64_t w = begin; w < end; ++w) {
         std::atomic_ref<uint64_t> word(codes_[w]);
@@ -280,6 +321,11 @@ class Builder {
   HugeWords codes_;
   std::vector<uint8_t> distance_;
   const PatternBuildOptions& options_;
+  static constexpr int kRunning = 0, kCancelled = 1, kDeadline = 2;
+  const absl::Time start_ = absl::Now();
+  std::atomic<int> stop_{kRunning};
+  std::atomic<int64_t> next_report_ns_{0};
+  uint64_t expanded_ = 0;  // before the current layer
   std::atomic<uint64_t> next_chunk_{0};
   std::atomic<uint64_t> layer_expanded_{0};
   std::atomic<uint64_t> layer_discovered_{0};
@@ -287,13 +333,14 @@ class Builder {
 
 }  // namespace
 
-uint64_t PatternBuildScratchBytes(int cells, int group_size) {
+uint64_t PatternBuildBytes(int cells, int group_size) {
   const PlacementIndexer indexer(cells, group_size);
-  return (indexer.size() * (cells - group_size) + kStatesPerWord - 1) / kStatesPerWord * 8;
+  const uint64_t scratch = (indexer.size() * (cells - group_size) + kStatesPerWord - 1) / kStatesPerWord * 8;
+  return scratch + indexer.size();
 }
 
-std::vector<uint8_t> BuildPatternDistances(const Board& goal, const std::vector<int>& group,
-                                           const PatternBuildOptions& options) {
+absl::StatusOr<std::vector<uint8_t>> BuildPatternDistances(const Board& goal, const std::vector<int>& group,
+                                                           const PatternBuildOptions& options) {
   return Builder(goal, group, options).Run();
 }
 

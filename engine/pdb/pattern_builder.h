@@ -8,30 +8,41 @@
 #include <functional>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "engine/board.h"
+#include "engine/search.h"
 
 namespace npuzzle {
 
 struct PatternBuildProgress {
-  int depth = 0;             // the breadth-first layer just finished
-  uint64_t expanded = 0;     // abstract states expanded so far
+  int depth = 0;             // the breadth-first layer being expanded
+  double layer_done = 0;     // how much of that layer's scan is done, 0 to 1
+  uint64_t expanded = 0;     // abstract states expanded before this layer
   uint64_t state_space = 0;  // placements x blank cells: the bound on that
   absl::Duration elapsed;
 };
 
 struct PatternBuildOptions {
   int threads = 1;
-  std::function<void(const PatternBuildProgress&)> on_layer;
+  // Called from a building thread, at most once per progress_interval and
+  // at the end of every layer.
+  std::function<void(const PatternBuildProgress&)> on_progress;
+  absl::Duration progress_interval = absl::Milliseconds(250);
+  // Checked every few milliseconds by every building thread.
+  const CancelToken* cancel = nullptr;
+  absl::Time deadline = absl::InfiniteFuture();
 };
 
-// The scratch memory a build needs beside its result, in bytes.
-uint64_t PatternBuildScratchBytes(int cells, int group_size);
+// Memory a build takes at its peak (its scratch space and its result).
+uint64_t PatternBuildBytes(int cells, int group_size);
 
 // `group` holds the pattern's tiles in ascending order; the result is
 // indexed by PlacementIndexer rank over their cells in that order.
-std::vector<uint8_t> BuildPatternDistances(const Board& goal, const std::vector<int>& group,
-                                           const PatternBuildOptions& options);
+// Cancelled or DeadlineExceeded when told to stop (within a few
+// milliseconds); ResourceExhausted when its memory cannot be had.
+absl::StatusOr<std::vector<uint8_t>> BuildPatternDistances(const Board& goal, const std::vector<int>& group,
+                                                           const PatternBuildOptions& options);
 
 }  // namespace npuzzle
 

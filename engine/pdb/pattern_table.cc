@@ -1,6 +1,7 @@
 #include "engine/pdb/pattern_table.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -93,8 +94,11 @@ std::string PatternKey::Describe() const {
   return absl::StrCat(goal.Dimensions(), " goal ", goal.ToString(), " tiles ", absl::StrJoin(group, ","));
 }
 
+uint64_t PatternTable::FileBytes(uint64_t entries) { return kDataOffset + entries; }
+
 PatternTable::~PatternTable() {
   if (mapping_ != nullptr) munmap(mapping_, mapping_bytes_);
+  if (fd_ >= 0) close(fd_);
 }
 
 std::shared_ptr<const PatternTable> PatternTable::FromBytes(std::vector<uint8_t> bytes) {
@@ -136,9 +140,16 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std
     return problem;
   }
   void* map = mmap(nullptr, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-  close(fd);
-  if (map == MAP_FAILED) return absl::InternalError(absl::StrCat("cannot map ", path, ": ", std::strerror(errno)));
+  if (map == MAP_FAILED) {
+    close(fd);
+    return absl::InternalError(absl::StrCat("cannot map ", path, ": ", std::strerror(errno)));
+  }
+  // Held while mapped: the cache's eviction passes over tables in use.
+  flock(fd, LOCK_SH);
+  // Eviction goes by modification time, least recent first.
+  futimens(fd, nullptr);
   std::shared_ptr<PatternTable> t(new PatternTable);
+  t->fd_ = fd;
   t->mapping_ = map;
   t->mapping_bytes_ = st.st_size;
   t->data_ = static_cast<const uint8_t*>(map) + kDataOffset;

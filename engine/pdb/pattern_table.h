@@ -2,7 +2,8 @@
 // mapped read-only from its cache file, which several processes can share.
 // The file carries a header naming the board shape, goal and group plus a
 // CRC32 of the data; a file that does not match in every respect is
-// reported and never used.
+// reported and never used. A mapped file is held with a shared flock, which
+// the cache's eviction respects.
 #ifndef NPUZZLE_ENGINE_PDB_PATTERN_TABLE_H_
 #define NPUZZLE_ENGINE_PDB_PATTERN_TABLE_H_
 
@@ -45,6 +46,9 @@ class PatternTable {
   // never see half a table.
   absl::Status Save(const std::string& path, const PatternKey& key) const;
 
+  // The size of the file holding a table of `entries` entries.
+  static uint64_t FileBytes(uint64_t entries);
+
   uint8_t operator[](uint64_t index) const { return data_[index]; }
   const uint8_t* data() const { return data_; }
   uint64_t size() const { return size_; }
@@ -58,6 +62,7 @@ class PatternTable {
   std::vector<uint8_t> owned_;
   void* mapping_ = nullptr;  // the whole file, when loaded
   uint64_t mapping_bytes_ = 0;
+  int fd_ = -1;  // the file, with a shared lock while mapped
 };
 
 }  // namespace npuzzle

@@ -1,8 +1,11 @@
 // PdbStore: a process's pattern tables, by board shape, goal and group.
 // The first request for a table maps it from the cache directory, or
-// builds it (with progress messages) and saves it there; later requests,
-// from any thread, share the same table. A file lock keeps processes that
-// share the directory from building the same table twice at once.
+// builds it (with progress reports, obeying the caller's cancellation,
+// deadline and memory limit) and saves it there; later requests, from any
+// thread, share the same table. A file lock keeps processes that share the
+// directory from building the same table twice at once. The directory has a
+// size budget: saving a table first evicts the least recently used tables
+// that no process has mapped.
 #ifndef NPUZZLE_ENGINE_PDB_PDB_STORE_H_
 #define NPUZZLE_ENGINE_PDB_PDB_STORE_H_
 
@@ -16,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "engine/heuristic_options.h"
 #include "engine/pdb/pattern_table.h"
 
 namespace npuzzle {
@@ -24,6 +28,11 @@ struct PdbBuildOptions {
   int threads = 0;  // 0: every core
   // Building and cache events, one line each (for people to read).
   std::function<void(absl::string_view)> on_message;
+  // Cancellation, deadline, memory limit and the activity observer; a
+  // caller waiting for another thread's build of the same table stops
+  // waiting on its own cancellation or deadline too.
+  HeuristicBuildLimits limits;
+  uint64_t cache_budget_bytes = 0;  // 0: DefaultPdbCacheBytes()
 };
 
 class PdbStore {
@@ -35,6 +44,9 @@ class PdbStore {
   // names DefaultPdbDirectory().
   static PdbStore& ForDirectory(const std::string& directory);
 
+  // Errors: Cancelled or DeadlineExceeded as the limits say (no file is
+  // left behind), ResourceExhausted when the build would pass the memory
+  // limit, FailedPrecondition when the table cannot fit the cache budget.
   absl::StatusOr<std::shared_ptr<const PatternTable>> Table(const PatternKey& key,
                                                             const PdbBuildOptions& options);
 
@@ -45,17 +57,26 @@ class PdbStore {
 
  private:
   struct Entry {
-    absl::Mutex mu;
-    std::shared_ptr<const PatternTable> table ABSL_GUARDED_BY(mu);
+    std::shared_ptr<const PatternTable> table;
+    bool busy = false;  // a thread is loading or building it
   };
 
+  // Waits until no other thread is loading or building the entry; then
+  // returns its table, or nullptr having marked the entry busy for the
+  // caller to fill.
+  absl::StatusOr<std::shared_ptr<const PatternTable>> Claim(const std::string& name,
+                                                            const HeuristicBuildLimits& limits);
+  void Publish(const std::string& name, const absl::StatusOr<std::shared_ptr<const PatternTable>>& table);
   absl::StatusOr<std::shared_ptr<const PatternTable>> LoadOrBuild(const PatternKey& key,
                                                                   const PdbBuildOptions& options);
+  absl::StatusOr<std::shared_ptr<const PatternTable>> Build(const PatternKey& key, const PdbBuildOptions& options);
+  // Deletes least recently used table files nobody has mapped until
+  // `incoming` more bytes fit within `budget`.
+  absl::Status MakeRoom(const std::string& keep, uint64_t incoming, uint64_t budget, const PdbBuildOptions& options);
 
   const std::string directory_;
   mutable absl::Mutex mu_;
-  std::map<std::string, std::unique_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
-  // Counted apart from `entries_`, whose locks are held while building.
+  std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
   int tables_ ABSL_GUARDED_BY(mu_) = 0;
   int built_ ABSL_GUARDED_BY(mu_) = 0;
 };
@@ -63,6 +84,9 @@ class PdbStore {
 // $NPUZZLE_DATA_DIR/pdb, else $XDG_CACHE_HOME/npuzzle/pdb, else
 // ~/.cache/npuzzle/pdb, else /tmp/npuzzle/pdb.
 std::string DefaultPdbDirectory();
+
+// $NPUZZLE_PDB_CACHE_MB MiB when set, else kDefaultPdbCacheMb.
+uint64_t DefaultPdbCacheBytes();
 
 }  // namespace npuzzle
 
