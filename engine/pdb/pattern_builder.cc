@@ -1,7 +1,5 @@
 #include "engine/pdb/pattern_builder.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <atomic>
 #include <span>
@@ -10,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "engine/pdb/anonymous_memory.h"
 #include "engine/pdb/placement.h"
 
 namespace npuzzle {
@@ -30,32 +29,6 @@ constexpr uint64_t kClosed = 3;
 constexpr uint64_t kStatesPerWord = 32;
 constexpr uint64_t kFieldLowBits = 0x5555555555555555ull;
 constexpr uint64_t kWordsPerChunk = uint64_t{1} << 14;
-
-// Zeroed words in anonymous memory, on huge pages where the kernel allows:
-// the successors of a state land all over a table of up to a gigabyte,
-// and 4 KiB pages would spend much of the build on TLB misses.
-class HugeWords {
- public:
-  explicit HugeWords(uint64_t count) : bytes_(std::max<uint64_t>(count * 8, 8)) {
-    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return;
-    madvise(p, bytes_, MADV_HUGEPAGE);
-    words_ = std::span<uint64_t>(static_cast<uint64_t*>(p), count);
-  }
-  ~HugeWords() {
-    if (ok()) munmap(words_.data(), bytes_);
-  }
-  bool ok() const { return words_.data() != nullptr; }
-  HugeWords(const HugeWords&) = delete;
-  HugeWords& operator=(const HugeWords&) = delete;
-
-  uint64_t& operator[](uint64_t i) { return words_[i]; }
-  uint64_t size() const { return words_.size(); }
-
- private:
-  uint64_t bytes_;
-  std::span<uint64_t> words_;
-};
 
 class Geometry {
  public:
@@ -120,21 +93,23 @@ class Builder {
         indexer_(goal.cells(), static_cast<int>(group.size())),
         free_cells_(goal.cells() - static_cast<int>(group.size())),
         states_(indexer_.size() * free_cells_),
-        codes_((states_ + kStatesPerWord - 1) / kStatesPerWord),
-        distance_(indexer_.size(), 0xff),
+        words_((states_ + kStatesPerWord - 1) / kStatesPerWord),
+        codes_memory_(words_ * 8),
+        distance_(indexer_.size()),
+        codes_(codes_memory_.as<uint64_t>()),
         options_(options) {
     uint8_t home[64];
     for (size_t i = 0; i < group.size(); ++i) {
       home[i] = static_cast<uint8_t>(std::find(goal.tiles().begin(), goal.tiles().end(), group[i]) -
                                      goal.tiles().begin());
     }
-    if (codes_.ok()) Mark(StateOf(indexer_.Rank(home), home, CellBit(goal.blank())), /*code=*/1);
+    if (codes_memory_.ok() && distance_.ok()) Mark(StateOf(indexer_.Rank(home), home, CellBit(goal.blank())), /*code=*/1);
   }
 
-  absl::StatusOr<std::vector<uint8_t>> Run() {
-    if (!codes_.ok()) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("cannot allocate ", codes_.size() * 8 >> 20, " MiB to build a pattern table"));
+  absl::StatusOr<AnonymousMemory> Run() {
+    if (!codes_memory_.ok() || !distance_.ok()) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "cannot allocate ", (codes_memory_.bytes() + distance_.bytes()) >> 20, " MiB to build a pattern table"));
     }
     for (int depth = 0;; ++depth) {
       const uint64_t current = depth % 2 == 0 ? 1 : 2;
@@ -153,7 +128,7 @@ class Builder {
     switch (stop_.load()) {
       case kCancelled: return absl::CancelledError("the pattern table build was cancelled");
       case kDeadline: return absl::DeadlineExceededError("the time limit ran out while building a pattern table");
-      default: return std::move(distance_);
+      default: return FinishDistances();
     }
   }
 
@@ -167,6 +142,23 @@ class Builder {
     const CellMask region = geometry_.Region(std::countr_zero(blank_side), free);
     const int lowest = std::countr_zero(region);
     return rank * free_cells_ + std::popcount(free & CellsBelow(lowest));
+  }
+
+  // Entries hold distance + 1 while building (0: not reached yet, which is
+  // what fresh memory holds); every placement is reached, so one pass
+  // takes each down to its distance.
+  AnonymousMemory FinishDistances() {
+    uint8_t* d = distance_.as<uint8_t>();
+    const uint64_t n = indexer_.size();
+    std::vector<std::thread> threads;
+    const uint64_t slice = (n + options_.threads - 1) / options_.threads;
+    for (int t = 0; t < options_.threads; ++t) {
+      threads.emplace_back([d, n, slice, t] {
+        for (uint64_t i = t * slice; i < std::min(n, (t + 1) * slice); ++i) --d[i];
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    return std::move(distance_);
   }
 
   // Sets an unseen state's code; false if it already had one.
@@ -200,7 +192,7 @@ class Builder {
     const int64_t now_ns = absl::ToUnixNanos(now);
     if (now_ns >= due &&
         next_report_ns_.compare_exchange_strong(due, now_ns + absl::ToInt64Nanoseconds(options_.progress_interval))) {
-      Report(depth, static_cast<double>(begin) / codes_.size());
+      Report(depth, static_cast<double>(begin) / words_);
     }
     return true;
   }
@@ -213,7 +205,7 @@ class Builder {
 
   void Work(int depth, uint64_t current) {
     const uint64_t next = 3 - current;
-    const uint64_t words = codes_.size();
+    const uint64_t words = words_;
     uint64_t expanded = 0, discovered = 0;
     Pending pending[2];
     int turn = 0;
@@ -279,9 +271,9 @@ class Builder {
     // Layers are expanded in order, so the first layer to reach a placement
     // (through any blank region) holds its distance. Several threads may
     // write the same value.
-    std::atomic_ref<uint8_t> distance(distance_[rank]);
-    if (distance.load(std::memory_order_relaxed) == 0xff) {
-      distance.store(static_cast<uint8_t>(depth), std::memory_order_relaxed);
+    std::atomic_ref<uint8_t> distance(distance_.as<uint8_t>()[rank]);
+    if (distance.load(std::memory_order_relaxed) == 0) {
+      distance.store(static_cast<uint8_t>(depth + 1), std::memory_order_relaxed);
     }
 
     // A successor moves tile i from p_i to `to`. Digits before i keep their
@@ -318,8 +310,10 @@ class Builder {
   const PlacementIndexer indexer_;
   const int free_cells_;
   const uint64_t states_;
-  HugeWords codes_;
-  std::vector<uint8_t> distance_;
+  const uint64_t words_;
+  AnonymousMemory codes_memory_;  // two bits a state
+  AnonymousMemory distance_;      // a byte a placement
+  uint64_t* const codes_;
   const PatternBuildOptions& options_;
   static constexpr int kRunning = 0, kCancelled = 1, kDeadline = 2;
   const absl::Time start_ = absl::Now();
@@ -339,7 +333,7 @@ uint64_t PatternBuildBytes(int cells, int group_size) {
   return scratch + indexer.size();
 }
 
-absl::StatusOr<std::vector<uint8_t>> BuildPatternDistances(const Board& goal, const std::vector<int>& group,
+absl::StatusOr<AnonymousMemory> BuildPatternDistances(const Board& goal, const std::vector<int>& group,
                                                            const PatternBuildOptions& options) {
   return Builder(goal, group, options).Run();
 }

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "engine/board.h"
+#include "engine/pdb/anonymous_memory.h"
 #include "engine/search.h"
 
 namespace npuzzle {
@@ -37,11 +38,12 @@ struct PatternBuildOptions {
 // Memory a build takes at its peak (its scratch space and its result).
 uint64_t PatternBuildBytes(int cells, int group_size);
 
-// `group` holds the pattern's tiles in ascending order; the result is
-// indexed by PlacementIndexer rank over their cells in that order.
+// `group` holds the pattern's tiles in ascending order; the result holds a
+// byte per entry, indexed by PlacementIndexer rank over their cells in that
+// order.
 // Cancelled or DeadlineExceeded when told to stop (within a few
 // milliseconds); ResourceExhausted when its memory cannot be had.
-absl::StatusOr<std::vector<uint8_t>> BuildPatternDistances(const Board& goal, const std::vector<int>& group,
+absl::StatusOr<AnonymousMemory> BuildPatternDistances(const Board& goal, const std::vector<int>& group,
                                                            const PatternBuildOptions& options);
 
 }  // namespace npuzzle

@@ -101,11 +101,12 @@ PatternTable::~PatternTable() {
   if (fd_ >= 0) close(fd_);
 }
 
-std::shared_ptr<const PatternTable> PatternTable::FromBytes(std::vector<uint8_t> bytes) {
+std::shared_ptr<const PatternTable> PatternTable::FromMemory(AnonymousMemory memory, uint64_t entries) {
   std::shared_ptr<PatternTable> t(new PatternTable);
-  t->owned_ = std::move(bytes);
-  t->data_ = t->owned_.data();
-  t->size_ = t->owned_.size();
+  t->mapping_bytes_ = memory.bytes();
+  t->mapping_ = memory.Release();
+  t->data_ = static_cast<const uint8_t*>(t->mapping_);
+  t->size_ = entries;
   return t;
 }
 

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "engine/board.h"
+#include "engine/pdb/anonymous_memory.h"
 
 namespace npuzzle {
 
@@ -35,7 +36,8 @@ class PatternTable {
   PatternTable& operator=(const PatternTable&) = delete;
   ~PatternTable();
 
-  static std::shared_ptr<const PatternTable> FromBytes(std::vector<uint8_t> bytes);
+  // A table just built: `entries` bytes of `memory`.
+  static std::shared_ptr<const PatternTable> FromMemory(AnonymousMemory memory, uint64_t entries);
 
   // NotFound when there is no file; DataLoss, with the reason, when the
   // file is truncated, corrupt or made for another key.
@@ -59,8 +61,7 @@ class PatternTable {
 
   const uint8_t* data_ = nullptr;
   uint64_t size_ = 0;
-  std::vector<uint8_t> owned_;
-  void* mapping_ = nullptr;  // the whole file, when loaded
+  void* mapping_ = nullptr;  // the whole file when loaded, the memory when built
   uint64_t mapping_bytes_ = 0;
   int fd_ = -1;  // the file, with a shared lock while mapped
 };

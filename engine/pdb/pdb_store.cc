@@ -225,9 +225,10 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::Build(const Patter
     }
   };
   const absl::Time start = absl::Now();
-  absl::StatusOr<std::vector<uint8_t>> distances = BuildPatternDistances(key.goal, key.group, build);
+  absl::StatusOr<AnonymousMemory> distances = BuildPatternDistances(key.goal, key.group, build);
   if (!distances.ok()) return distances.status();
-  std::shared_ptr<const PatternTable> table = PatternTable::FromBytes(*std::move(distances));
+  std::shared_ptr<const PatternTable> table = PatternTable::FromMemory(
+      *std::move(distances), PatternEntries(key.goal.cells(), static_cast<int>(key.group.size())));
   Say(options, absl::StrFormat("built pattern table %s: %d entries in %.1f s", key.Describe(), table->size(),
                                absl::ToDoubleSeconds(absl::Now() - start)));
   absl::MutexLock count(&mu_);
