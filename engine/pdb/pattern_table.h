@@ -54,7 +54,7 @@ class PatternTable {
   uint8_t operator[](uint64_t index) const { return data_[index]; }
   const uint8_t* data() const { return data_; }
   uint64_t size() const { return size_; }
-  bool mapped() const { return mapping_ != nullptr; }
+  bool mapped() const { return fd_ >= 0; }  // from its cache file, not just built
 
  private:
   PatternTable() = default;
