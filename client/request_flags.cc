@@ -10,19 +10,21 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "engine/board_parser.h"
 #include "engine/goals.h"
 #include "engine/limits.h"
+#include "engine/pdb/pattern_groups.h"
+#include "engine/registry.h"
 
 ABSL_FLAG(std::string, board, "", "start board, e.g. \"8 1 3 4 0 2 7 6 5\" or \"134 8b5 726\"");
 ABSL_FLAG(std::string, goal, "", "goal board (default: --goal-preset)");
 ABSL_FLAG(std::string, goal_preset, "", "goal preset: standard (default), blank-first, snail");
 ABSL_FLAG(int, rows, 0, "board rows (default: from the board text)");
 ABSL_FLAG(int, cols, 0, "board columns (default: from the board text)");
-ABSL_FLAG(std::string, algorithm, "astar",
-          "bfs, dfs, iddfs, ucs, greedy, astar, wastar, idastar");
+ABSL_FLAG(std::string, algorithm, "astar", npuzzle::AlgorithmNames());
 ABSL_FLAG(std::string, heuristic, "manhattan",
-          "zero, misplaced, manhattan, linear-conflict, reversal, pdb (with --pdb-preset or --pdb-groups)");
+          absl::StrCat(npuzzle::HeuristicNames(), " (pdb with --pdb-preset or --pdb-groups)"));
 ABSL_FLAG(std::string, weight, "", "weight for wastar (default 2)");
 ABSL_FLAG(uint64_t, max_nodes, 0, "stop after expanding this many states (0: no limit)");
 ABSL_FLAG(uint64_t, max_time_ms, 0, "stop after this many milliseconds (0: no limit)");
@@ -33,7 +35,9 @@ ABSL_FLAG(uint64_t, max_memory_mb, npuzzle::DefaultLocalMemoryMb(),
 ABSL_FLAG(int, max_depth, 0, "depth limit for dfs, iddfs and idastar (0: none)");
 ABSL_FLAG(std::string, seed, "", "shuffle equal successors reproducibly with this seed");
 ABSL_FLAG(int, threads, 0, "search threads for IDA* (0: every core)");
-ABSL_FLAG(std::string, pdb_preset, "", "pattern databases: 8 (3x3), 5-5-5, 6-6-3, 7-8 (4x4), 6-6-6-6 (5x5)");
+ABSL_FLAG(std::string, pdb_preset, "",
+          absl::StrCat("pattern databases: ", absl::StrJoin(npuzzle::PatternPresetNames(), ", "),
+                       " (by default the board's own: 8 on 3x3, 6-6-3 on 4x4, 6-6-6-6 on 5x5)"));
 ABSL_FLAG(std::string, pdb_groups, "", "explicit pattern groups, e.g. \"1,2,3,4,5,6,7/8,9,10,11,12,13,14,15\"");
 ABSL_FLAG(uint64_t, pdb_cache_mb, 0,
           "size budget of the pattern table cache; least recently used tables no process holds are evicted "

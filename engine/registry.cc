@@ -10,6 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "engine/algorithms/best_first.h"
@@ -41,48 +42,56 @@ struct HeuristicEntry {
 
 const auto kAlgorithmTable = std::make_tuple(
     AlgorithmEntry<BreadthFirst, false>{
-        {"bfs", "breadth-first graph search", false, Optimality::kAlways}},
+        {"bfs", "breadth-first graph search", false, Optimality::kAlways, false}},
     AlgorithmEntry<DepthFirst, false>{
-        {"dfs", "depth-first graph search (explicit stack; --max-depth bounds it)",
-         false, Optimality::kNever}},
+        {"dfs", "depth-first graph search (explicit stack; --max-depth bounds it)", false,
+         Optimality::kNever, false}},
     AlgorithmEntry<IdaStar, false>{
-        {"iddfs", "iterative deepening depth-first tree search", false,
-         Optimality::kAlways}},
+        {"iddfs", "iterative deepening depth-first tree search", false, Optimality::kAlways, false}},
     AlgorithmEntry<AStar, false>{
-        {"ucs", "uniform-cost search (Dijkstra)", false, Optimality::kAlways}},
+        {"ucs", "uniform-cost search (Dijkstra)", false, Optimality::kAlways, false}},
     AlgorithmEntry<Greedy, true>{
-        {"greedy", "greedy best-first search on h", true, Optimality::kNever}},
+        {"greedy", "greedy best-first search on h", true, Optimality::kNever, false}},
     AlgorithmEntry<AStar, true>{
-        {"astar", "A* graph search with reopening", true,
-         Optimality::kWithAdmissibleHeuristic}},
+        {"astar", "A* graph search with reopening", true, Optimality::kWithAdmissibleHeuristic, false}},
     AlgorithmEntry<WeightedAStar, true>{
         {"wastar", "weighted A*: f = g + w h (--weight, default 2)", true,
-         Optimality::kWithAdmissibleAndWeightAtMostOne}},
+         Optimality::kWithAdmissibleAndWeightAtMostOne, true}},
     AlgorithmEntry<IdaStar, true>{
-        {"idastar", "iterative deepening A* tree search", true,
-         Optimality::kWithAdmissibleHeuristic}});
+        {"idastar", "iterative deepening A* tree search (--threads)", true,
+         Optimality::kWithAdmissibleHeuristic, false}});
 
 const auto kHeuristicTable = std::make_tuple(
-    HeuristicEntry<ZeroHeuristic>{{"zero", "h = 0", true, true}},
-    HeuristicEntry<Misplaced>{{"misplaced", "tiles off their goal cell", true, true}},
-    HeuristicEntry<Manhattan>{{"manhattan", "sum of tile distances to goal", true, true}},
+    HeuristicEntry<ZeroHeuristic>{{"zero", "h = 0", true, true, false}},
+    HeuristicEntry<Misplaced>{{"misplaced", "tiles off their goal cell", true, true, false}},
+    HeuristicEntry<Manhattan>{{"manhattan", "sum of tile distances to goal", true, true, false}},
     HeuristicEntry<LinearConflict>{
-        {"linear-conflict", "Manhattan plus row and column conflicts", true, true}},
+        {"linear-conflict", "Manhattan plus row and column conflicts", true, true, false}},
     HeuristicEntry<Reversal>{
-        {"reversal", "Manhattan plus adjacent tile-reversal penalty", true, true}},
+        {"reversal", "Manhattan plus adjacent tile-reversal penalty", true, true, false}},
     HeuristicEntry<PatternDatabase>{
         {"pdb", "additive pattern databases (--pdb-preset, --pdb-groups)", true,
          // Each table keeps the minimum over blank positions, so one move can
          // drop a group's value by more than one.
-         false}});
+         false, true}});
 
-// Heuristics that need options or can fail to build provide Create().
+// Heuristics that need options or can fail to build provide Create(), and
+// those with options of their own check them with ValidateOptions().
 template <class H>
 absl::StatusOr<H> MakeHeuristic(const Puzzle& puzzle, const HeuristicOptions& options) {
   if constexpr (requires { H::Create(puzzle, options); }) {
     return H::Create(puzzle, options);
   } else {
     return H(puzzle);
+  }
+}
+
+template <class H>
+absl::Status ValidateHeuristic(const Board& goal, const HeuristicOptions& options) {
+  if constexpr (requires { H::ValidateOptions(goal, options); }) {
+    return H::ValidateOptions(goal, options);
+  } else {
+    return absl::OkStatus();
   }
 }
 
@@ -124,6 +133,17 @@ absl::Status CheckName(absl::string_view kind, absl::string_view name,
       ")"));
 }
 
+template <class Info, class Keep>
+std::string NameList(const std::vector<Info>& list, Keep keep) {
+  std::vector<absl::string_view> names;
+  for (const Info& info : list) {
+    if (keep(info)) names.push_back(info.name);
+  }
+  return absl::StrJoin(names, ", ");
+}
+
+constexpr auto kAll = [](const auto&) { return true; };
+
 }  // namespace
 
 std::span<const AlgorithmInfo> Algorithms() { return AlgorithmList(); }
@@ -149,6 +169,50 @@ absl::Status CheckAlgorithmName(absl::string_view name) {
 
 absl::Status CheckHeuristicName(absl::string_view name) {
   return CheckName("heuristic", name, HeuristicList());
+}
+
+std::string AlgorithmNames() { return NameList(AlgorithmList(), kAll); }
+std::string HeuristicNames() { return NameList(HeuristicList(), kAll); }
+
+absl::Status ValidateEntryOptions(absl::string_view algorithm_name, absl::string_view heuristic_name,
+                                  bool weight_given, double weight, const Board& goal,
+                                  const HeuristicOptions& options) {
+  if (absl::Status s = CheckAlgorithmName(algorithm_name); !s.ok()) return s;
+  const AlgorithmInfo& algorithm = *FindAlgorithm(algorithm_name);
+  if (weight_given) {
+    if (!algorithm.takes_weight) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a weight applies only to ",
+          NameList(AlgorithmList(), [](const AlgorithmInfo& a) { return a.takes_weight; }),
+          ", not to ", algorithm_name));
+    }
+    if (!(weight >= 0 && weight <= kMaxWeight)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("weight %g is out of range (0 to %g)", weight, kMaxWeight));
+    }
+  }
+  const bool pattern_groups_given = !options.pdb_preset.empty() || !options.pdb_groups.empty();
+  if (!algorithm.uses_heuristic) {
+    if (pattern_groups_given) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a pattern preset or groups apply only to a heuristic, and ", algorithm_name, " uses none"));
+    }
+    return absl::OkStatus();
+  }
+  if (absl::Status s = CheckHeuristicName(heuristic_name); !s.ok()) return s;
+  absl::Status status;
+  VisitByName(kHeuristicTable, heuristic_name, [&](const auto& h) {
+    using H = typename std::decay_t<decltype(h)>::Type;
+    if (pattern_groups_given && !h.info.takes_pattern_groups) {
+      status = absl::InvalidArgumentError(absl::StrCat(
+          "a pattern preset or groups apply only to ",
+          NameList(HeuristicList(), [](const HeuristicInfo& i) { return i.takes_pattern_groups; }),
+          ", not to ", heuristic_name));
+    } else {
+      status = ValidateHeuristic<H>(goal, options);
+    }
+  });
+  return status;
 }
 
 namespace {

@@ -1,13 +1,17 @@
-// The algorithms and heuristics a solve can name, with what is known about
-// each (optimality, admissibility). Adding one means writing its file and
-// adding a line to the tables in registry.cc.
+// The algorithms and heuristics a solve can name, with everything known about
+// each: optimality, admissibility, which options it takes and how they are
+// checked. Adding one means writing its file and adding a line to the tables
+// in registry.cc; the CLI's help is built from here, and a test checks the
+// proto comments and the README against it.
 #ifndef NPUZZLE_ENGINE_REGISTRY_H_
 #define NPUZZLE_ENGINE_REGISTRY_H_
 
 #include <span>
-#include "absl/strings/string_view.h"
+#include <string>
 
+#include "absl/strings/string_view.h"
 #include "absl/status/statusor.h"
+#include "engine/board.h"
 #include "engine/heuristic_options.h"
 #include "engine/puzzle.h"
 #include "engine/search.h"
@@ -21,11 +25,16 @@ enum class Optimality {
   kWithAdmissibleAndWeightAtMostOne,  // wastar
 };
 
+// Weighted algorithms' weight when a request gives none, and its bound.
+inline constexpr double kDefaultWeight = 2.0;
+inline constexpr double kMaxWeight = 100.0;
+
 struct AlgorithmInfo {
   absl::string_view name;
   absl::string_view summary;
   bool uses_heuristic;
   Optimality optimality;
+  bool takes_weight;  // f = g + weight * h
 };
 
 struct HeuristicInfo {
@@ -33,6 +42,7 @@ struct HeuristicInfo {
   absl::string_view summary;
   bool admissible;
   bool consistent;
+  bool takes_pattern_groups;  // HeuristicOptions::pdb_preset, pdb_groups
 };
 
 std::span<const AlgorithmInfo> Algorithms();
@@ -43,6 +53,20 @@ const HeuristicInfo* FindHeuristic(absl::string_view name);
 // Errors naming the unknown algorithm or heuristic, listing the known ones.
 absl::Status CheckAlgorithmName(absl::string_view name);
 absl::Status CheckHeuristicName(absl::string_view name);
+
+// "bfs, dfs, ...": the names in registry order, for help texts.
+std::string AlgorithmNames();
+std::string HeuristicNames();
+
+// Checks the options that only some entries take: a weight for an algorithm
+// that does not take one is an error naming the ones that do, and so are
+// pattern groups for a heuristic (or an uninformed algorithm) that does not
+// use them; a heuristic's own options are checked against the goal (pattern
+// groups must partition its tiles). `heuristic` is ignored when the
+// algorithm uses none.
+absl::Status ValidateEntryOptions(absl::string_view algorithm, absl::string_view heuristic,
+                                  bool weight_given, double weight, const Board& goal,
+                                  const HeuristicOptions& options);
 
 // What a search run is asked for beyond the problem itself.
 struct SearchSpec {

@@ -2,8 +2,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "engine/pdb/pattern_groups.h"
 #include "engine/puzzle.h"
 #include "engine/registry.h"
 #include "engine/solvability.h"
@@ -29,31 +27,11 @@ absl::Status ValidateSolveRequest(const SolveRequest& request) {
   if (absl::Status s = CheckSameShape(request.start, request.goal); !s.ok()) {
     return s;
   }
-  if (absl::Status s = CheckAlgorithmName(request.algorithm); !s.ok()) return s;
-  const AlgorithmInfo& algorithm = *FindAlgorithm(request.algorithm);
-  if (algorithm.uses_heuristic) {
-    if (absl::Status s = CheckHeuristicName(request.heuristic); !s.ok()) return s;
-  }
-  const HeuristicOptions& h = request.heuristic_options;
-  if (!h.pdb_preset.empty() || !h.pdb_groups.empty()) {
-    if (!algorithm.uses_heuristic || request.heuristic != "pdb") {
-      return absl::InvalidArgumentError("a pattern preset or groups apply only to the pdb heuristic");
-    }
-  }
-  if (algorithm.uses_heuristic && request.heuristic == "pdb") {
-    absl::StatusOr<PatternGroups> groups = ResolvePatternGroups(request.goal, h.pdb_preset, h.pdb_groups);
-    if (!groups.ok()) return groups.status();
-  }
-  if (request.weight.has_value()) {
-    if (request.algorithm != "wastar") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "a weight applies only to wastar, not to ", request.algorithm));
-    }
-    const double w = *request.weight;
-    if (!(w >= 0 && w <= kMaxWeight)) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "weight %g is out of range (0 to %g)", w, kMaxWeight));
-    }
+  if (absl::Status s = ValidateEntryOptions(request.algorithm, request.heuristic,
+                                            request.weight.has_value(), request.weight.value_or(0),
+                                            request.goal, request.heuristic_options);
+      !s.ok()) {
+    return s;
   }
   const SearchLimits& limits = request.options.limits;
   if (limits.max_depth < 0) {

@@ -15,15 +15,12 @@
 
 namespace npuzzle {
 
-inline constexpr double kDefaultWeight = 2.0;
-inline constexpr double kMaxWeight = 100.0;
-
 struct SolveRequest {
   Board start;
   Board goal;
   std::string algorithm = "astar";
   std::string heuristic = "manhattan";
-  std::optional<double> weight;  // wastar only; kDefaultWeight when unset
+  std::optional<double> weight;  // for algorithms that take one; kDefaultWeight when unset
   SearchOptions options;
   HeuristicOptions heuristic_options;
 };

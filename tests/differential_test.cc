@@ -141,11 +141,15 @@ TEST_P(EveryShape, OptimalAlgorithmsAgreeOnRandomWalks) {
           const int length = static_cast<int>(r.moves.size());
           EXPECT_EQ(length % 2, walk % 2) << name;
           if (!r.optimal) {
-            if (optimal_length >= 0) EXPECT_GE(length, optimal_length) << name;
+            if (optimal_length >= 0) {
+              EXPECT_GE(length, optimal_length) << name;
+            }
             continue;
           }
           EXPECT_LE(length, walk) << name;
-          if (oracle) EXPECT_EQ(length, oracle->Distance(start)) << name;
+          if (oracle) {
+            EXPECT_EQ(length, oracle->Distance(start)) << name;
+          }
           if (optimal_length < 0) {
             optimal_length = length;
             first_optimal = name;

@@ -4,6 +4,10 @@
 
 namespace npuzzle {
 
+absl::Status PatternDatabase::ValidateOptions(const Board& goal, const HeuristicOptions& options) {
+  return ResolvePatternGroups(goal, options.pdb_preset, options.pdb_groups).status();
+}
+
 absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, const HeuristicOptions& options) {
   absl::StatusOr<PatternGroups> groups =
       ResolvePatternGroups(puzzle.goal(), options.pdb_preset, options.pdb_groups);

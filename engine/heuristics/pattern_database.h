@@ -38,6 +38,10 @@ class PatternDatabase {
     int16_t mirror_sum = 0;
   };
 
+  // Checks that the preset or groups partition the goal's tiles, without
+  // building anything.
+  static absl::Status ValidateOptions(const Board& goal, const HeuristicOptions& options);
+
   // Resolves the groups and gets their tables (loading or building them).
   static absl::StatusOr<PatternDatabase> Create(const Puzzle& puzzle, const HeuristicOptions& options);
 
