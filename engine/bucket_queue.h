@@ -4,6 +4,7 @@
 #ifndef NPUZZLE_ENGINE_BUCKET_QUEUE_H_
 #define NPUZZLE_ENGINE_BUCKET_QUEUE_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -14,11 +15,11 @@ class BucketQueue {
  public:
   void Push(int priority, uint32_t id) {
     const size_t p = static_cast<size_t>(priority);
-    if (p >= buckets_.size()) buckets_.resize(p + 1);
+    if (p >= buckets_.size()) [[unlikely]] AddBuckets(p + 1);
     std::vector<uint32_t>& bucket = buckets_[p];
-    if (bucket.size() == bucket.capacity()) Grow(bucket);
+    if (bucket.size() == bucket.capacity()) [[unlikely]] Grow(bucket);
     bucket.push_back(id);
-    if (p < lowest_) lowest_ = p;
+    lowest_ = std::min(lowest_, p);
     ++size_;
   }
 
@@ -39,9 +40,11 @@ class BucketQueue {
   }
 
  private:
+  [[gnu::noinline]] void AddBuckets(size_t count) { buckets_.resize(count); }
+
   // Out of line and rare: small searches (a 3x3 board) fill a bucket with
   // a few hundred entries, so start there rather than doubling up from one.
-  void Grow(std::vector<uint32_t>& bucket) {
+  [[gnu::noinline]] void Grow(std::vector<uint32_t>& bucket) {
     constexpr size_t kFirstCapacity = 256;
     const size_t before = bucket.capacity();
     bucket.reserve(before == 0 ? kFirstCapacity : 2 * before);

@@ -1,15 +1,19 @@
-// ChunkedVector: an append-only array kept in chunks that never move. The
-// first chunks are small and double in size up to a fixed cap, so a tiny
-// search allocates a few kilobytes while a huge one grows without ever
-// copying what it holds: a growth step is one allocation, never a pause
-// proportional to the size (searches must notice a cancel within 50 ms).
+// ChunkedVector: an append-only array kept in fixed-size chunks that never
+// move, so a huge search grows without ever copying what it holds: a growth
+// step is one allocation, never a pause proportional to the size (searches
+// must notice a cancel within 50 ms). Chunks are about 64 KiB: small enough
+// that malloc serves them from its heap rather than one mapping each (the
+// kernel caps a process's mappings), and a power of two in elements, so
+// finding an element is a shift and a mask.
 #ifndef NPUZZLE_ENGINE_CHUNKED_VECTOR_H_
 #define NPUZZLE_ENGINE_CHUNKED_VECTOR_H_
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <type_traits>
 #include <vector>
 
@@ -20,47 +24,30 @@ class ChunkedVector {
   static_assert(std::is_trivially_copyable_v<T>);
 
  public:
-  static constexpr int kFirstChunkBits = 8;
-  static constexpr int kLastChunkBits = 20;  // then every chunk is this size
+  static constexpr size_t kChunkElements = std::bit_floor(std::max<size_t>(1, (size_t{64} << 10) / sizeof(T)));
 
-  T& operator[](size_t i) { return Locate(i); }
-  const T& operator[](size_t i) const { return const_cast<ChunkedVector*>(this)->Locate(i); }
+  T& operator[](size_t i) { return chunks_[i >> kShift][i & kMask]; }
+  const T& operator[](size_t i) const { return chunks_[i >> kShift][i & kMask]; }
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
 
   // What the next push_back allocates (0 when it fits).
-  size_t GrowthBytes() const {
-    return size_ < capacity_ ? 0 : ChunkSize(chunks_.size()) * sizeof(T);
-  }
+  size_t GrowthBytes() const { return size_ < capacity() ? 0 : kChunkElements * sizeof(T); }
 
-  void push_back(const T& value) {
+  void push_back(const T& value) { emplace_back() = value; }
+
+  // A new default-initialized element, for callers that fill it in place.
+  T& emplace_back() {
     if (size_ == capacity_) {
-      const size_t n = ChunkSize(chunks_.size());
-      chunks_.push_back(std::make_unique_for_overwrite<T[]>(n));
-      capacity_ += n;
+      chunks_.push_back(std::make_unique_for_overwrite<T[]>(kChunkElements));
+      capacity_ += kChunkElements;
     }
-    Locate(size_++) = value;
+    return *new (&(*this)[size_++]) T;
   }
 
  private:
-  static constexpr size_t kFirst = size_t{1} << kFirstChunkBits;
-  static constexpr int kDoublingChunks = kLastChunkBits - kFirstChunkBits;
-  // Indices below this live in the doubling chunks.
-  static constexpr size_t kDoublingEnd = kFirst * ((size_t{1} << kDoublingChunks) - 1);
-
-  static size_t ChunkSize(size_t chunk) {
-    return chunk < kDoublingChunks ? kFirst << chunk : size_t{1} << kLastChunkBits;
-  }
-
-  T& Locate(size_t i) {
-    if (i < kDoublingEnd) {
-      // Chunk c starts at kFirst * (2^c - 1).
-      const size_t c = std::bit_width((i >> kFirstChunkBits) + 1) - 1;
-      return chunks_[c][i - kFirst * ((size_t{1} << c) - 1)];
-    }
-    const size_t j = i - kDoublingEnd;
-    return chunks_[kDoublingChunks + (j >> kLastChunkBits)][j & ((size_t{1} << kLastChunkBits) - 1)];
-  }
+  static constexpr int kShift = std::countr_zero(kChunkElements);
+  static constexpr size_t kMask = kChunkElements - 1;
 
   std::vector<std::unique_ptr<T[]>> chunks_;
   size_t size_ = 0;

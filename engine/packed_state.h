@@ -8,7 +8,6 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <utility>
 
 #include "engine/board.h"
 
@@ -35,12 +34,20 @@ class PackedState {
   }
 
   int Get(int cell) const {
-    return static_cast<int>((words_[cell / kCellsPerWord] >> Shift(cell)) & kMask);
+    return static_cast<int>((words_[Word(cell)] >> Shift(cell)) & kMask);
   }
 
   void Set(int cell, int tile) {
-    uint64_t& w = words_[cell / kCellsPerWord];
+    uint64_t& w = words_[Word(cell)];
     w = (w & ~(kMask << Shift(cell))) | (static_cast<uint64_t>(tile) << Shift(cell));
+  }
+
+  // Moves the tile on `from` to `to`, which must hold the blank (0): two
+  // word operations instead of two read-modify-write Sets.
+  void MoveTile(int from, int to) {
+    const uint64_t tile = (words_[Word(from)] >> Shift(from)) & kMask;
+    words_[Word(to)] |= tile << Shift(to);
+    words_[Word(from)] &= ~(kMask << Shift(from));
   }
 
   // Written out: std::array's == calls memcmp out of line, a measurable
@@ -52,14 +59,22 @@ class PackedState {
     return true;
   }
 
-  template <typename H>
-  friend H AbslHashValue(H h, const PackedState& s) {
-    return H::combine_contiguous(std::move(h), s.words_.data(), kWords);
+  // Every bit of the result depends on every cell: the state index takes
+  // a slot and a shard from different bits.
+  uint64_t Hash() const {
+    uint64_t h = 0;
+    for (int i = 0; i < kWords; ++i) h = (h ^ words_[i]) * 0x9E3779B97F4A7C15;
+    h ^= h >> 33;  // MurmurHash3's finalizer
+    h *= 0xFF51AFD7ED558CCD;
+    return h ^ (h >> 33);
   }
 
  private:
   static constexpr uint64_t kMask = (uint64_t{1} << kBits) - 1;
-  static constexpr int Shift(int cell) { return kBits * (cell % kCellsPerWord); }
+  // Unsigned: a signed division by a constant costs extra instructions on
+  // the hottest path of every graph search.
+  static constexpr unsigned Word(int cell) { return static_cast<unsigned>(cell) / kCellsPerWord; }
+  static constexpr unsigned Shift(int cell) { return kBits * (static_cast<unsigned>(cell) % kCellsPerWord); }
 
   std::array<uint64_t, kWords> words_{};
 };

@@ -111,8 +111,7 @@ class Puzzle {
   static void Slide(Tiles& s, int /*blank*/, int to) { s.MoveBlank(to); }
   template <class Key>
   static void Slide(Key& k, int blank, int to) {
-    k.Set(blank, k.Get(to));
-    k.Set(to, 0);
+    k.MoveTile(to, blank);
   }
   static int TileAt(const Tiles& s, int cell) { return s.at[cell]; }
   template <class Key>

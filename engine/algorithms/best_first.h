@@ -45,12 +45,12 @@ SearchOutcome BestFirstSearch(const SearchProblem<H>& p, int a, int b) {
     c.NoteH(H::Value(r.h));
     if (f != bound) monitor.SetBound(bound = f);
     const int g = r.g;
-    graph.ForEachSuccessor(id, [&](const Key& key, const auto& h, int blank, Dir d) {
+    graph.ForEachSuccessor(id, [&](const auto& child) {
       ++c.generated;
-      const auto slot = graph.Insert(key, h, id, g + 1, blank, d);
+      const auto slot = graph.Insert(child, id, g + 1);
       if (!slot) return false;
-      if (!slot->added) {
-        auto& seen = graph[slot->id];
+      if (!slot.added) {
+        auto& seen = graph[slot.id];
         // Greedy ignores g, so a shorter path to a closed state changes
         // nothing it would do.
         if (g + 1 >= seen.g || (a == 0 && seen.closed)) {
@@ -59,11 +59,11 @@ SearchOutcome BestFirstSearch(const SearchProblem<H>& p, int a, int b) {
         }
         seen.g = g + 1;
         seen.parent = id;
-        seen.dir = d;
+        seen.dir = child.dir;
         seen.closed = false;
         if (a == 0) return true;  // same priority: its entry is still queued
       }
-      open.Push(priority(g + 1, h), slot->id);
+      open.Push(priority(g + 1, child.h), slot.id);
       return true;
     });
     if (monitor.stopped()) break;

@@ -22,15 +22,15 @@ SearchOutcome BreadthFirstSearch(const SearchProblem<H>& p) {
   for (uint32_t next = 0; !found && next < graph.size() && c.MayExpand(monitor); ++next) {
     ++c.expanded;
     const int g = graph[next].g;
-    graph.ForEachSuccessor(next, [&](const Key& key, const auto& h, int blank, Dir d) {
+    graph.ForEachSuccessor(next, [&](const auto& child) {
       ++c.generated;
-      const auto slot = graph.Insert(key, h, next, g + 1, blank, d);
+      const auto slot = graph.Insert(child, next, g + 1);
       if (!slot) return false;
-      if (!slot->added) {
+      if (!slot.added) {
         ++c.duplicates;
         return true;
       }
-      if (graph.IsGoal(key)) found = slot->id;
+      if (graph.IsGoal(child.key)) found = slot.id;
       return !found;
     });
     if (monitor.stopped()) break;

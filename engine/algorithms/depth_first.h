@@ -39,23 +39,23 @@ SearchOutcome DepthFirstSearch(const SearchProblem<H>& p) {
     ++c.expanded;
     graph[id].closed = true;
     const size_t first_child = stack.size();
-    graph.ForEachSuccessor(id, [&](const Key& key, const auto& h, int blank, Dir d) {
+    graph.ForEachSuccessor(id, [&](const auto& child) {
       ++c.generated;
-      const auto slot = graph.Insert(key, h, id, g + 1, blank, d);
+      const auto slot = graph.Insert(child, id, g + 1);
       if (!slot) return false;
-      if (!slot->added) {
-        auto& seen = graph[slot->id];
+      if (!slot.added) {
+        auto& seen = graph[slot.id];
         if (max_depth == 0 || seen.g <= g + 1) {
           ++c.duplicates;
           return true;
         }
         seen.g = g + 1;
         seen.parent = id;
-        seen.dir = d;
+        seen.dir = child.dir;
         seen.closed = false;
       }
-      if (graph.IsGoal(key)) found = slot->id;
-      stack.emplace_back(slot->id, g + 1);
+      if (graph.IsGoal(child.key)) found = slot.id;
+      stack.emplace_back(slot.id, g + 1);
       return !found;
     });
     if (monitor.stopped()) break;
