@@ -32,8 +32,10 @@ struct Tiles {
   int blank() const { return pos[0]; }
 
   // The blank moves to `to`; the tile there slides into the old blank cell.
-  void MoveBlank(int to) {
-    const int from = pos[0];
+  void MoveBlank(int to) { MoveBlank(pos[0], to); }
+  // The same, for callers that keep the blank's cell in a register: reading
+  // it back from `pos` puts a store and a load on every move's critical path.
+  void MoveBlank(int from, int to) {
     const int tile = at[to];
     at[from] = static_cast<uint8_t>(tile);
     pos[tile] = static_cast<uint8_t>(from);
@@ -75,9 +77,12 @@ class Expansion {
   }
 
  private:
+  // Whole words, not bytes: IDA* keeps one Expansion per frame, and a byte
+  // counter next to a byte read as a pair stalls store forwarding on every
+  // node.
   const MoveList* moves_ = nullptr;
-  uint8_t next_ = 0;
-  uint8_t order_ = 0;
+  uint32_t next_ = 0;
+  uint32_t order_ = 0;
 };
 
 class Puzzle {
@@ -108,7 +113,7 @@ class Puzzle {
 
   // Sliding the tile on `to` into the blank on `blank`, in either form of
   // a state.
-  static void Slide(Tiles& s, int /*blank*/, int to) { s.MoveBlank(to); }
+  static void Slide(Tiles& s, int blank, int to) { s.MoveBlank(blank, to); }
   template <class Key>
   static void Slide(Key& k, int blank, int to) {
     k.MoveTile(to, blank);

@@ -78,7 +78,9 @@ TEST_P(EveryShape, PackingHoldsEveryTileOnEveryCell) {
         k.Set(c, tile);
         ASSERT_EQ(k.Get(c), tile) << "cell " << c << " tile " << tile;
         for (int other = 0; other < cells; ++other) {
-          if (other != c) ASSERT_EQ(k.Get(other), board.at(other)) << "cell " << other << " after setting " << c;
+          if (other != c) {
+            ASSERT_EQ(k.Get(other), board.at(other)) << "cell " << other << " after setting " << c;
+          }
         }
       }
     }

@@ -134,8 +134,9 @@ TEST(Registry, WeightOnlyWhereTheRegistrySaysSo) {
     r.weight = 1.5;
     const absl::Status s = ValidateSolveRequest(r);
     EXPECT_EQ(s.ok(), a.takes_weight) << a.name << ": " << s;
-    if (!a.takes_weight) EXPECT_THAT(s.message(), HasSubstr(std::string(a.name)));
-    if (a.takes_weight) {
+    if (!a.takes_weight) {
+      EXPECT_THAT(s.message(), HasSubstr(std::string(a.name)));
+    } else {
       r.weight = kMaxWeight * 2;
       EXPECT_THAT(ValidateSolveRequest(r).message(), HasSubstr("out of range"));
       r.weight = -1;

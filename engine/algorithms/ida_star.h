@@ -56,17 +56,20 @@ class BoundedDfs {
     }
     if (stack_.size() < static_cast<size_t>(bound - g0 + 2)) stack_.resize(bound - g0 + 2);
 
-    // Locals, not members: the tile writes below must not make the
-    // compiler reload the counters.
+    // Locals, not members: the tile writes below are byte stores, which
+    // may alias anything in memory, so whatever the loop reads through
+    // `this` would be reloaded after every move.
+    const Puzzle& puzzle = puzzle_;
+    const H& heuristic = heuristic_;
     Tiles s = root;
     WorkCounter c = counter;
     int next_bound = INT_MAX;
     int deepest = g0;
     int g = g0;
+    int blank = root.blank();
     Frame* const base = stack_.data();
     Frame* f = base;
-    *f = Frame{root_h, puzzle_.Expand(root.blank(), entry, order_.Pick()), entry,
-               static_cast<uint8_t>(root.blank())};
+    *f = Frame{root_h, puzzle.Expand(root.blank(), entry, order_.Pick()), entry, root.blank()};
     if (!c.MayExpand(monitor)) {
       pass.stopped = true;
     } else {
@@ -75,17 +78,17 @@ class BoundedDfs {
         MoveList::Step step;
         if (!f->successors.Next(&step)) {
           if (f == base) break;
-          Puzzle::Slide(s, s.blank(), f->parent_blank);
+          Puzzle::Slide(s, blank, f->parent_blank);
+          blank = f->parent_blank;
           --f;
           --g;
           continue;
         }
         const Dir d = step.dir;
         const int to = step.to;
-        const int blank = s.blank();
         const int tile = Puzzle::TileAt(s, to);
         ++c.generated;
-        const HNode child = heuristic_.Move(s, f->node, tile, to, blank);
+        const HNode child = heuristic.Move(s, f->node, tile, to, blank);
         const int h = H::Value(child);
         const int child_f = g + 1 + h;
         if (child_f > bound) {
@@ -93,7 +96,7 @@ class BoundedDfs {
           continue;
         }
         Puzzle::Slide(s, blank, to);
-        if (h == 0 && puzzle_.IsGoal(s)) {
+        if (h == 0 && puzzle.IsGoal(s)) {
           pass.found = true;
           for (Frame* p = base + 1; p <= f; ++p) pass.path.push_back(static_cast<Dir>(p->entry));
           pass.path.push_back(d);
@@ -107,8 +110,8 @@ class BoundedDfs {
         c.NoteH(h);
         ++f;
         if (++g > deepest) deepest = g;
-        *f = Frame{child, puzzle_.Expand(to, static_cast<uint8_t>(d), order_.Pick()),
-                   static_cast<uint8_t>(d), static_cast<uint8_t>(blank)};
+        *f = Frame{child, puzzle.Expand(to, static_cast<uint8_t>(d), order_.Pick()), static_cast<int>(d), blank};
+        blank = to;
       }
     }
     counter = c;
@@ -121,8 +124,10 @@ class BoundedDfs {
   struct Frame {
     HNode node;
     Expansion successors;  // those not yet tried
-    uint8_t entry;         // the move that reached this node, or kNoMove
-    uint8_t parent_blank;  // where the blank goes back to on the way up
+    // Ints rather than bytes for the same store-forwarding reason as
+    // Expansion's fields.
+    int entry;         // the move that reached this node, or kNoMove
+    int parent_blank;  // where the blank goes back to on the way up
   };
 
   const Puzzle& puzzle_;
