@@ -20,6 +20,7 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "service/data_dir_lock.h"
 #include "service/job_manager.h"
 #include "service/job_store.h"
 #include "service/local_workers.h"
@@ -102,6 +103,11 @@ int Main() {
   const std::string data_dir = absl::GetFlag(FLAGS_data_dir);
   std::error_code error;
   std::filesystem::create_directories(data_dir, error);
+  absl::StatusOr<std::unique_ptr<DataDirLock>> lock = DataDirLock::Acquire(data_dir);
+  if (!lock.ok()) {
+    Log(std::string(lock.status().message()));
+    return 1;
+  }
   absl::StatusOr<std::unique_ptr<JobStore>> store =
       JobStore::Open(data_dir + "/jobs.db", absl::GetFlag(FLAGS_store_full_sync));
   if (!store.ok()) {

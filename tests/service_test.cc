@@ -183,6 +183,28 @@ TEST(Service, CancelQueuedAndRunningJobs) {
   EXPECT_LT(took, absl::Milliseconds(200)) << "stopping a running job took " << took;
 }
 
+// Two coordinators on one job store would run jobs twice; the second
+// refuses at once, naming the directory and the holder. A killed holder
+// leaves nothing behind that keeps its successor out, even with its local
+// workers still alive.
+TEST(Service, OneCoordinatorPerDataDirectory) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1);
+  c.Start();
+  testing::Process second({absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server"), "--data-dir=" + c.data_dir(),
+                           "--listen=127.0.0.1:0", "--worker-listen=127.0.0.1:0", "--metrics-listen=",
+                           "--local-workers=0"},
+                          dir.path() + "/second.log");
+  EXPECT_EQ(second.Wait(absl::Seconds(10)), 1) << second.Log();
+  EXPECT_THAT(second.Log(), HasSubstr("data directory " + c.data_dir() + " is in use"));
+  EXPECT_THAT(second.Log(), HasSubstr(absl::StrCat("process ", c.process()->pid())));
+
+  c.process()->Signal(SIGKILL);
+  c.process()->Wait(absl::Seconds(10));
+  c.Start();  // fails the test if the new server cannot take the directory
+  EXPECT_TRUE(Submit(c.stub(), SpecFor("1 2 3 4 5 6 7 8 0", "standard", "astar")).ok());
+}
+
 TEST(Service, KilledWorkersJobFinishesOnAnotherWorker) {
   testing::TempDir dir;
   Coordinator c(dir, 0);
