@@ -29,14 +29,15 @@ absl::Status ApplyEnvironmentFlags() {
   return absl::OkStatus();
 }
 
-void ParseServiceFlags(int argc, char** argv, const char* usage) {
+std::vector<std::string> ParseServiceFlags(int argc, char** argv, const char* usage) {
   absl::SetProgramUsageMessage(usage);
   NormalizeFlagNames(argc, argv);
   if (absl::Status s = ApplyEnvironmentFlags(); !s.ok()) {
     std::cerr << std::filesystem::path(argv[0]).filename().string() << ": " << s.message() << "\n";
     std::exit(2);
   }
-  absl::ParseCommandLine(argc, argv);
+  const std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  return std::vector<std::string>(rest.begin() + 1, rest.end());
 }
 
 void WritePortFile(const std::string& path, const std::string& contents) {

@@ -5,6 +5,7 @@
 #define NPUZZLE_COMMON_ENV_FLAGS_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 
@@ -17,7 +18,8 @@ absl::Status ApplyEnvironmentFlags();
 // The whole start-up of a service program's flags: --dashed names, then
 // NPUZZLE_<FLAG> variables, then the command line. Exits with status 2 and
 // a message naming the variable when one cannot be parsed.
-void ParseServiceFlags(int argc, char** argv, const char* usage);
+// Returns the arguments that are not flags (a command), argv[0] left out.
+std::vector<std::string> ParseServiceFlags(int argc, char** argv, const char* usage);
 
 // Writes `contents` to `path` whole or not at all (a temporary file, then
 // a rename), so a process waiting for the file never reads half of it.

@@ -1,17 +1,42 @@
 #include "service/job_store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 
 #include "absl/status/status.h"
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
 namespace npuzzle {
 namespace {
 
+// Every SQLite failure reaches the caller as an error: never as "no rows"
+// or NOT_FOUND. A damaged file is DATA_LOSS, so callers and operators can
+// tell it from a passing fault.
 absl::Status SqliteError(sqlite3* db, absl::string_view what) {
+  const int code = sqlite3_errcode(db);
+  if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) {
+    return absl::DataLossError(absl::StrCat("job store: ", what, ": the file is damaged (", sqlite3_errmsg(db), ")"));
+  }
   return absl::InternalError(absl::StrCat("job store: ", what, ": ", sqlite3_errmsg(db)));
 }
+
+// What ended a row loop: nothing if the rows simply ran out.
+absl::Status EndOfRows(sqlite3* db, int rc, absl::string_view what) {
+  return rc == SQLITE_DONE ? absl::OkStatus() : SqliteError(db, what);
+}
+
+// A job id as an error message may show it: ids come from clients and are
+// checked for form before they reach the store, but a message is no place
+// for a long one all the same.
+std::string Shown(const std::string& id) { return id.size() <= 64 ? id : id.substr(0, 64) + "..."; }
 
 // A prepared statement, finalized when it goes out of scope.
 class Statement {
@@ -31,6 +56,10 @@ class Statement {
   void BindNull(int i) { sqlite3_bind_null(stmt_, i); }
   int Step() { return sqlite3_step(stmt_); }
   int64_t Int(int col) { return sqlite3_column_int64(stmt_, col); }
+  std::string Text(int col) {
+    const unsigned char* text = sqlite3_column_text(stmt_, col);
+    return text == nullptr ? "" : reinterpret_cast<const char*>(text);
+  }
   bool ParseJob(int col, v1::Job* job) {
     return job->ParseFromArray(sqlite3_column_blob(stmt_, col), sqlite3_column_bytes(stmt_, col));
   }
@@ -61,10 +90,11 @@ absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path
   }
   std::unique_ptr<JobStore> store(new JobStore(db));
   absl::MutexLock lock(&store->mu_);
+  absl::Status status = store->Exec("PRAGMA busy_timeout=5000");
+  if (status.ok()) status = store->CheckIntegrity();
   for (const char* sql : {
            "PRAGMA journal_mode=WAL",
            full_sync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
-           "PRAGMA busy_timeout=5000",
            "CREATE TABLE IF NOT EXISTS jobs ("
            "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
            "  id TEXT NOT NULL UNIQUE,"
@@ -72,10 +102,101 @@ absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path
            "  state INTEGER NOT NULL,"
            "  job BLOB NOT NULL)",
            "CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, seq)",
+           "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
        }) {
-    if (absl::Status s = store->Exec(sql); !s.ok()) return s;
+    if (status.ok()) status = store->Exec(sql);
+  }
+  if (status.ok()) status = store->CheckIdentity(std::filesystem::path(path).parent_path() / kIdentityFile);
+  if (!status.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job store ", path, " cannot be used: ", status.message(),
+        ". Restore it from a backup (npuzzle-server backup; see the README), or move the data directory's "
+        "jobs.db* and ", kIdentityFile, " aside to start an empty store."));
   }
   return store;
+}
+
+absl::Status JobStore::CheckIntegrity() {
+  Statement check(db_, "PRAGMA quick_check");
+  if (!check.ok()) return SqliteError(db_, "integrity check");
+  std::vector<std::string> problems;
+  int rc;
+  while ((rc = check.Step()) == SQLITE_ROW) {
+    const std::string line = check.Text(0);
+    if (line != "ok" && problems.size() < 3) problems.push_back(line);
+  }
+  if (absl::Status s = EndOfRows(db_, rc, "integrity check"); !s.ok()) return s;
+  if (!problems.empty()) {
+    return absl::DataLossError(absl::StrCat("it is damaged (", absl::StrJoin(problems, "; "), ")"));
+  }
+  return absl::OkStatus();
+}
+
+// The directory remembers which store it held, so that a jobs.db emptied,
+// deleted or swapped for another is noticed instead of served as a fresh
+// store with every job gone.
+absl::Status JobStore::CheckIdentity(const std::filesystem::path& identity_file) {
+  std::string remembered;
+  std::ifstream(identity_file) >> remembered;
+  Statement get(db_, "SELECT value FROM meta WHERE key = 'store_id'");
+  if (!get.ok()) return SqliteError(db_, "prepare identity");
+  const int rc = get.Step();
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return SqliteError(db_, "identity");
+  std::string id = rc == SQLITE_ROW ? get.Text(0) : "";
+  if (!remembered.empty() && id != remembered) {
+    return absl::DataLossError(absl::StrCat(
+        "this data directory held job store ", remembered, ", but the file is ",
+        id.empty() ? "a new, empty one" : absl::StrCat("another store (", id, ")")));
+  }
+  if (id.empty()) {
+    id = absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(absl::BitGen()), absl::Uniform<uint64_t>(absl::BitGen()));
+    Statement put(db_, "INSERT INTO meta (key, value) VALUES ('store_id', ?)");
+    if (!put.ok()) return SqliteError(db_, "prepare identity");
+    put.Bind(1, id);
+    if (put.Step() != SQLITE_DONE) return SqliteError(db_, "write identity");
+  }
+  if (remembered.empty()) {
+    // Temporary file, fsync, rename: a crash leaves the old file or the new.
+    const std::string temporary = identity_file.string() + ".tmp";
+    const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const std::string line = id + "\n";
+    const bool written = fd >= 0 && write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
+                         fsync(fd) == 0;
+    if (fd >= 0) close(fd);
+    if (!written || rename(temporary.c_str(), identity_file.c_str()) != 0) {
+      return absl::InternalError(absl::StrCat("cannot write ", identity_file.string(), ": ", strerror(errno)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status JobStore::Backup(const std::string& path, const std::string& to) {
+  sqlite3* source = nullptr;
+  sqlite3* target = nullptr;
+  const std::string temporary = to + ".tmp";
+  absl::Status status;
+  if (sqlite3_open_v2(path.c_str(), &source, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    status = absl::FailedPreconditionError(absl::StrCat("cannot open ", path, ": ", sqlite3_errmsg(source)));
+  } else if (sqlite3_open(temporary.c_str(), &target) != SQLITE_OK) {
+    status = absl::FailedPreconditionError(absl::StrCat("cannot create ", temporary, ": ", sqlite3_errmsg(target)));
+  } else {
+    sqlite3_busy_timeout(source, 5000);
+    // One step copies everything from one consistent snapshot, while the
+    // running server goes on writing to its WAL.
+    sqlite3_backup* backup = sqlite3_backup_init(target, "main", source, "main");
+    const int rc = backup == nullptr ? sqlite3_errcode(target) : sqlite3_backup_step(backup, -1);
+    sqlite3_backup_finish(backup);
+    if (rc != SQLITE_DONE) {
+      status = absl::InternalError(absl::StrCat("backup of ", path, " failed: ", sqlite3_errstr(rc)));
+    }
+  }
+  sqlite3_close(source);
+  sqlite3_close(target);
+  if (status.ok() && rename(temporary.c_str(), to.c_str()) != 0) {
+    status = absl::InternalError(absl::StrCat("cannot rename ", temporary, " to ", to, ": ", strerror(errno)));
+  }
+  if (!status.ok()) unlink(temporary.c_str());
+  return status;
 }
 
 JobStore::~JobStore() {
@@ -98,13 +219,16 @@ absl::StatusOr<JobStore::Inserted> JobStore::Insert(const v1::Job& job) {
   const std::string& request_id = job.spec().request_id();
   if (!request_id.empty()) {
     Statement find(db_, "SELECT job, seq FROM jobs WHERE request_id = ?");
+    if (!find.ok()) return SqliteError(db_, "prepare find");
     find.Bind(1, request_id);
-    if (find.Step() == SQLITE_ROW) {
+    const int rc = find.Step();
+    if (rc == SQLITE_ROW) {
       Inserted known;
       if (!find.ParseJob(0, &known.job)) return absl::DataLossError("job store: unreadable job row");
       known.seq = find.Int(1);
       return known;
     }
+    if (absl::Status s = EndOfRows(db_, rc, "find"); !s.ok()) return s;
   }
   Statement insert(db_, "INSERT INTO jobs (id, request_id, state, job) VALUES (?, ?, ?, ?)");
   if (!insert.ok()) return SqliteError(db_, "prepare insert");
@@ -128,15 +252,18 @@ absl::Status JobStore::Update(const v1::Job& job) {
   update.BindBlob(2, job.SerializeAsString());
   update.Bind(3, job.id());
   if (update.Step() != SQLITE_DONE) return SqliteError(db_, "update");
-  if (sqlite3_changes(db_) != 1) return absl::NotFoundError(absl::StrCat("no job ", job.id()));
+  if (sqlite3_changes(db_) != 1) return absl::NotFoundError(absl::StrCat("no job ", Shown(job.id())));
   return absl::OkStatus();
 }
 
 absl::StatusOr<v1::Job> JobStore::Get(const std::string& id) {
   absl::MutexLock lock(&mu_);
   Statement get(db_, "SELECT job FROM jobs WHERE id = ?");
+  if (!get.ok()) return SqliteError(db_, "prepare get");
   get.Bind(1, id);
-  if (get.Step() != SQLITE_ROW) return absl::NotFoundError(absl::StrCat("no job with id '", id, "'"));
+  const int rc = get.Step();
+  if (rc == SQLITE_DONE) return absl::NotFoundError(absl::StrCat("no job with id '", Shown(id), "'"));
+  if (rc != SQLITE_ROW) return SqliteError(db_, "get");
   v1::Job job;
   if (!get.ParseJob(0, &job)) return absl::DataLossError("job store: unreadable job row");
   return job;
@@ -146,13 +273,16 @@ absl::StatusOr<std::vector<JobStore::Row>> JobStore::Unfinished() {
   absl::MutexLock lock(&mu_);
   Statement q(db_, absl::StrCat("SELECT job, seq FROM jobs WHERE state IN (", v1::JOB_STATE_QUEUED, ", ",
                                 v1::JOB_STATE_RUNNING, ") ORDER BY seq"));
+  if (!q.ok()) return SqliteError(db_, "prepare unfinished");
   std::vector<Row> rows;
-  while (q.Step() == SQLITE_ROW) {
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
     Row row;
     if (!q.ParseJob(0, &row.job)) return absl::DataLossError("job store: unreadable job row");
     row.seq = q.Int(1);
     rows.push_back(std::move(row));
   }
+  if (absl::Status s = EndOfRows(db_, rc, "unfinished"); !s.ok()) return s;
   return rows;
 }
 
@@ -172,27 +302,36 @@ absl::StatusOr<JobStore::Page> JobStore::List(const std::vector<v1::JobState>& s
   q.Bind(1, before > 0 ? before : INT64_MAX);
   Page page;
   int64_t last_seq = 0;
+  size_t bytes = 0;
   // Labels live in the job message, so they are matched here; the scan
-  // stops at the first match that no longer fits the page.
-  while (q.Step() == SQLITE_ROW) {
+  // stops at the first match that no longer fits the page, by count or by
+  // size (a page always holds at least one job).
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
     v1::Job job;
     if (!q.ParseJob(0, &job)) return absl::DataLossError("job store: unreadable job row");
     if (!HasLabels(job, labels)) continue;
-    if (static_cast<int>(page.jobs.size()) == page_size) {
+    const size_t job_bytes = job.ByteSizeLong();
+    if (static_cast<int>(page.jobs.size()) == page_size || (!page.jobs.empty() && bytes + job_bytes > kMaxPageBytes)) {
       page.next_before = last_seq;
-      break;
+      return page;
     }
+    bytes += job_bytes;
     page.jobs.push_back(std::move(job));
     last_seq = q.Int(1);
   }
+  if (absl::Status s = EndOfRows(db_, rc, "list"); !s.ok()) return s;
   return page;
 }
 
 absl::StatusOr<std::map<v1::JobState, int64_t>> JobStore::CountByState() {
   absl::MutexLock lock(&mu_);
   Statement q(db_, "SELECT state, COUNT(*) FROM jobs GROUP BY state");
+  if (!q.ok()) return SqliteError(db_, "prepare count");
   std::map<v1::JobState, int64_t> counts;
-  while (q.Step() == SQLITE_ROW) counts[static_cast<v1::JobState>(q.Int(0))] = q.Int(1);
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) counts[static_cast<v1::JobState>(q.Int(0))] = q.Int(1);
+  if (absl::Status s = EndOfRows(db_, rc, "count"); !s.ok()) return s;
   return counts;
 }
 

@@ -5,6 +5,7 @@
 #define NPUZZLE_SERVICE_JOB_STORE_H_
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -21,9 +22,19 @@ namespace npuzzle {
 
 class JobStore {
  public:
+  // Beside the store, in its directory: the id of the store the directory
+  // holds.
+  static constexpr const char* kIdentityFile = "STORE_ID";
+
   // `full_sync`: every commit reaches the disk before it returns (survives
-  // power loss); otherwise commits survive process crashes only.
+  // power loss); otherwise commits survive process crashes only. Refuses
+  // (FailedPrecondition, saying what to do) a damaged file, and a file that
+  // is not the store its directory held: emptied, deleted or replaced.
   static absl::StatusOr<std::unique_ptr<JobStore>> Open(const std::string& path, bool full_sync = true);
+
+  // Copies the store at `path` to `to` (via a temporary file and a rename)
+  // from one consistent snapshot; safe while a server uses it.
+  static absl::Status Backup(const std::string& path, const std::string& to);
   ~JobStore();
   JobStore(const JobStore&) = delete;
   JobStore& operator=(const JobStore&) = delete;
@@ -47,12 +58,16 @@ class JobStore {
   // Queued and running jobs, in submission order.
   absl::StatusOr<std::vector<Row>> Unfinished();
 
+  // A page of ListJobs stays well under gRPC's default 4 MiB message limit.
+  static constexpr size_t kMaxPageBytes = size_t{1} << 20;
+
   struct Page {
     std::vector<v1::Job> jobs;
     int64_t next_before = 0;  // 0: no more
   };
   // Newest first, with seq < `before` (0: from the newest), in any of
-  // `states` (empty: all) and carrying all of `labels`.
+  // `states` (empty: all) and carrying all of `labels`; at most `page_size`
+  // jobs and (beyond the first) kMaxPageBytes of them.
   absl::StatusOr<Page> List(const std::vector<v1::JobState>& states,
                             const std::map<std::string, std::string>& labels, int page_size, int64_t before);
 
@@ -61,6 +76,8 @@ class JobStore {
  private:
   explicit JobStore(sqlite3* db) : db_(db) {}
   absl::Status Exec(const char* sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CheckIntegrity() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CheckIdentity(const std::filesystem::path& identity_file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;
   sqlite3* db_ ABSL_GUARDED_BY(mu_);

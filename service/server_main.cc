@@ -48,6 +48,7 @@ ABSL_FLAG(int, max_threads_per_job, 64, "no job may ask for more search threads"
 ABSL_FLAG(int64_t, worker_progress_ms, 250, "local workers: how often running jobs report progress");
 ABSL_FLAG(std::string, metrics_listen, "0.0.0.0:9090", "Prometheus /metrics address (host:port; empty: off)");
 ABSL_FLAG(std::string, port_file, "", "once listening, write \"<client port> <worker port> <metrics port>\" here");
+ABSL_FLAG(std::string, to, "", "backup: the file to write the copy of the job store to");
 
 namespace npuzzle {
 namespace {
@@ -89,6 +90,23 @@ std::string WorkerBinary() {
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
   return (self.parent_path() / "npuzzle-worker").string();
+}
+
+// `npuzzle-server backup --data-dir D --to FILE`: an online copy of the
+// job store, safe while a server runs on D.
+int Backup() {
+  const std::string to = absl::GetFlag(FLAGS_to);
+  if (to.empty()) {
+    Log("backup needs --to FILE");
+    return 2;
+  }
+  const std::string from = absl::GetFlag(FLAGS_data_dir) + "/jobs.db";
+  if (absl::Status s = JobStore::Backup(from, to); !s.ok()) {
+    Log(std::string(s.message()));
+    return 1;
+  }
+  Log(absl::StrCat("copied ", from, " to ", to));
+  return 0;
 }
 
 int Main() {
@@ -204,7 +222,12 @@ int Main() {
 }  // namespace npuzzle
 
 int main(int argc, char** argv) {
-  npuzzle::ParseServiceFlags(
-      argc, argv, "npuzzle-server [flags]: the npuzzle coordinator (every flag also reads NPUZZLE_<FLAG>)");
-  return npuzzle::Main();
+  const std::vector<std::string> command = npuzzle::ParseServiceFlags(
+      argc, argv,
+      "npuzzle-server [flags]: the npuzzle coordinator (every flag also reads NPUZZLE_<FLAG>)\n"
+      "npuzzle-server backup --data-dir D --to FILE: copy the job store while a server runs");
+  if (command.empty()) return npuzzle::Main();
+  if (command == std::vector<std::string>{"backup"}) return npuzzle::Backup();
+  std::cerr << "npuzzle-server: unknown command '" << command.front() << "' (the one command is backup)\n";
+  return 2;
 }
