@@ -2,6 +2,7 @@
 // loopback, a real SQLite file, real signals.
 #include <signal.h>
 
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "google/protobuf/descriptor.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "service/job_store.h"
 #include "health_check.grpc.pb.h"
 #include "server_reflection.grpc.pb.h"
 #include "tests/exhaustive.h"
@@ -203,6 +205,25 @@ TEST(Service, OneCoordinatorPerDataDirectory) {
   c.process()->Wait(absl::Seconds(10));
   c.Start();  // fails the test if the new server cannot take the directory
   EXPECT_TRUE(Submit(c.stub(), SpecFor("1 2 3 4 5 6 7 8 0", "standard", "astar")).ok());
+}
+
+TEST(Service, BackupCopiesARunningServersStore) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1);
+  c.Start();
+  const std::string id = Submit(c.stub(), SpecFor("1 2 3 4 5 6 7 0 8", "standard", "astar"))->id();
+  const std::string copy = dir.path() + "/copy/jobs.db";
+  std::filesystem::create_directories(dir.path() + "/copy");
+  testing::Process backup({absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server"), "backup",
+                           "--data-dir=" + c.data_dir(), "--to=" + copy},
+                          dir.path() + "/backup.log");
+  ASSERT_EQ(backup.Wait(absl::Seconds(20)), 0) << backup.Log();
+  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(copy);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<v1::Job> job = (*store)->Get(id);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->id(), id);
+  EXPECT_TRUE(c.process()->Running());
 }
 
 TEST(Service, KilledWorkersJobFinishesOnAnotherWorker) {
