@@ -8,6 +8,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "engine/solvability.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "service/input_bounds.h"
 #include "worker/job_spec.h"
 
 namespace npuzzle {
@@ -56,6 +58,18 @@ absl::Status ApplyLimits(const ManagerOptions& o, v1::JobSpec& spec) {
         absl::StrFormat("threads %d exceeds this service's ceiling of %d", spec.threads(), o.max_threads));
   }
   return absl::OkStatus();
+}
+
+// Whether a resubmission asks for the job `stored` is: the same spec, where
+// limits the client left unset match whatever defaults were filled in.
+bool SameRequest(v1::JobSpec submitted, v1::JobSpec stored) {
+  // mutable_limits() on both: an absent Limits and an empty one are equal.
+  v1::Limits* l = stored.mutable_limits();
+  const v1::Limits& asked = *submitted.mutable_limits();
+  if (asked.max_nodes() == 0) l->set_max_nodes(0);
+  if (asked.max_time_ms() == 0) l->set_max_time_ms(0);
+  if (asked.max_memory_mb() == 0) l->set_max_memory_mb(0);
+  return google::protobuf::util::MessageDifferencer::Equals(submitted, stored);
 }
 
 v1::JobEvent StateEvent(const v1::Job& job) {
@@ -178,6 +192,14 @@ absl::Status JobManager::Start() {
 }
 
 absl::StatusOr<v1::Job> JobManager::Submit(const v1::JobSpec& submitted) {
+  if (absl::Status s = CheckSpecBounds(submitted); !s.ok()) return s;
+  // A retry gets its job even when the queue is full or the service is
+  // draining: the request id is looked up before admission.
+  if (!submitted.request_id().empty()) {
+    absl::StatusOr<v1::Job> known = store_->FindByRequestId(submitted.request_id());
+    if (known.ok()) return Resubmitted(submitted, *known);
+    if (known.status().code() != absl::StatusCode::kNotFound) return known.status();
+  }
   v1::JobSpec spec = submitted;
   if (absl::Status s = ApplyLimits(options_, spec); !s.ok()) return s;
   absl::StatusOr<SolveRequest> request = RequestFromSpec(spec);
@@ -228,9 +250,11 @@ absl::StatusOr<v1::Job> JobManager::Submit(const v1::JobSpec& submitted) {
     }
   }
   if (!inserted->added) {
-    // The same request again: the job it created, as it is now.
-    if (auto it = active_.find(reply.id()); it != active_.end()) reply = it->second.job;
-  } else if (solvable) {
+    // The same request id, inserted by a concurrent submission.
+    Unlock();
+    return Resubmitted(submitted, reply);
+  }
+  if (solvable) {
     Active& a = active_[job.id()];
     a.job = job;
     a.seq = inserted->seq;
@@ -242,7 +266,19 @@ absl::StatusOr<v1::Job> JobManager::Submit(const v1::JobSpec& submitted) {
   return reply;
 }
 
+absl::StatusOr<v1::Job> JobManager::Resubmitted(const v1::JobSpec& submitted, const v1::Job& known) {
+  if (!SameRequest(submitted, known.spec())) {
+    return absl::AlreadyExistsError(absl::StrCat("request_id '", submitted.request_id(), "' already names job ",
+                                                 known.id(), ", which has a different spec"));
+  }
+  // The job it created, as it is now.
+  absl::MutexLock lock(&mu_);
+  if (auto it = active_.find(known.id()); it != active_.end()) return it->second.job;
+  return known;
+}
+
 absl::StatusOr<v1::Job> JobManager::Get(const std::string& id) {
+  if (absl::Status s = CheckJobId(id); !s.ok()) return s;
   {
     absl::MutexLock lock(&mu_);
     if (auto it = active_.find(id); it != active_.end()) return it->second.job;
@@ -251,6 +287,7 @@ absl::StatusOr<v1::Job> JobManager::Get(const std::string& id) {
 }
 
 absl::StatusOr<v1::Job> JobManager::Cancel(const std::string& id) {
+  if (absl::Status s = CheckJobId(id); !s.ok()) return s;
   mu_.Lock();
   auto it = active_.find(id);
   if (it == active_.end()) {
@@ -288,6 +325,7 @@ absl::StatusOr<v1::Job> JobManager::Cancel(const std::string& id) {
 
 absl::Status JobManager::WhenFinished(const std::string& id, absl::Duration timeout,
                                       std::function<void(const v1::Job&)> done) {
+  if (absl::Status s = CheckJobId(id); !s.ok()) return s;
   mu_.Lock();
   if (auto it = active_.find(id); it != active_.end()) {
     it->second.waiters.push_back({absl::Now() + timeout, std::move(done)});
@@ -302,6 +340,7 @@ absl::Status JobManager::WhenFinished(const std::string& id, absl::Duration time
 }
 
 absl::StatusOr<std::shared_ptr<JobWatch>> JobManager::Watch(const std::string& id) {
+  if (absl::Status s = CheckJobId(id); !s.ok()) return s;
   auto watch = std::make_shared<JobWatch>();
   mu_.Lock();
   if (auto it = active_.find(id); it != active_.end()) {
@@ -320,6 +359,7 @@ absl::StatusOr<std::shared_ptr<JobWatch>> JobManager::Watch(const std::string& i
 absl::StatusOr<JobStore::Page> JobManager::List(const std::vector<v1::JobState>& states,
                                                 const std::map<std::string, std::string>& labels, int page_size,
                                                 int64_t before) {
+  if (absl::Status s = CheckLabelFilter(labels); !s.ok()) return s;
   absl::StatusOr<JobStore::Page> page = store_->List(states, labels, page_size, before);
   if (!page.ok()) return page;
   absl::MutexLock lock(&mu_);

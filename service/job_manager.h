@@ -101,6 +101,10 @@ class JobManager {
   const MetricsRegistry& metrics() const { return metrics_; }
 
  private:
+  // The answer to a spec whose request id names `known`: that job as it is
+  // now, or ALREADY_EXISTS if the spec differs.
+  absl::StatusOr<v1::Job> Resubmitted(const v1::JobSpec& submitted, const v1::Job& known) ABSL_LOCKS_EXCLUDED(mu_);
+
   struct Instruments {
     Counter* submitted;
     Counter* done;

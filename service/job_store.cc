@@ -244,6 +244,19 @@ absl::StatusOr<JobStore::Inserted> JobStore::Insert(const v1::Job& job) {
   return Inserted{job, sqlite3_last_insert_rowid(db_), true};
 }
 
+absl::StatusOr<v1::Job> JobStore::FindByRequestId(const std::string& request_id) {
+  absl::MutexLock lock(&mu_);
+  Statement find(db_, "SELECT job FROM jobs WHERE request_id = ?");
+  if (!find.ok()) return SqliteError(db_, "prepare find");
+  find.Bind(1, request_id);
+  const int rc = find.Step();
+  if (rc == SQLITE_DONE) return absl::NotFoundError("no job has this request id");
+  if (rc != SQLITE_ROW) return SqliteError(db_, "find");
+  v1::Job job;
+  if (!find.ParseJob(0, &job)) return absl::DataLossError("job store: unreadable job row");
+  return job;
+}
+
 absl::Status JobStore::Update(const v1::Job& job) {
   absl::MutexLock lock(&mu_);
   Statement update(db_, "UPDATE jobs SET state = ?, job = ? WHERE id = ?");

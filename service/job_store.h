@@ -47,6 +47,9 @@ class JobStore {
   // Stores a new job, unless its spec's request_id names a stored job.
   absl::StatusOr<Inserted> Insert(const v1::Job& job);
 
+  // The job a request id created; NotFound if none did.
+  absl::StatusOr<v1::Job> FindByRequestId(const std::string& request_id);
+
   absl::Status Update(const v1::Job& job);
   // NotFound for unknown ids.
   absl::StatusOr<v1::Job> Get(const std::string& id);

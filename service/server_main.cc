@@ -39,10 +39,11 @@ ABSL_FLAG(int64_t, recovery_grace_ms, 3000, "after a restart, how long running j
 ABSL_FLAG(int64_t, drain_grace_ms, 20000, "on SIGTERM, how long running jobs may take to finish");
 ABSL_FLAG(bool, store_full_sync, true, "fsync every store commit (survives power loss; slower)");
 ABSL_FLAG(uint64_t, default_max_nodes, 0, "limit for jobs that set none (0: none)");
-ABSL_FLAG(uint64_t, default_max_time_ms, 0, "limit for jobs that set none (0: none)");
+ABSL_FLAG(uint64_t, default_max_time_ms, 3600000,
+          "time limit for jobs that set none, so an abandoned search cannot hold a worker forever (0: none)");
 ABSL_FLAG(uint64_t, default_max_memory_mb, 2048, "limit for jobs that set none (0: none)");
 ABSL_FLAG(uint64_t, max_nodes_ceiling, 0, "no job may ask for more (0: no ceiling)");
-ABSL_FLAG(uint64_t, max_time_ms_ceiling, 0, "no job may ask for more (0: no ceiling)");
+ABSL_FLAG(uint64_t, max_time_ms_ceiling, 86400000, "no job may ask for more time, nor for none (0: no ceiling)");
 ABSL_FLAG(uint64_t, max_memory_mb_ceiling, 8192, "no job may ask for more, so none exhausts a worker (0: none)");
 ABSL_FLAG(int, max_threads_per_job, 64, "no job may ask for more search threads");
 ABSL_FLAG(int64_t, worker_progress_ms, 250, "local workers: how often running jobs report progress");

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "service/grpc_status.h"
+#include "service/input_bounds.h"
 
 namespace npuzzle {
 namespace {
@@ -154,9 +155,13 @@ grpc::ServerUnaryReactor* SolverServiceImpl::ListJobs(grpc::CallbackServerContex
                                                       const v1::ListJobsRequest* request,
                                                       v1::ListJobsResponse* response) {
   int64_t before = 0;
-  if (!request->page_token().empty() && (!absl::SimpleAtoi(request->page_token(), &before) || before <= 0)) {
+  if (!request->page_token().empty() && (request->page_token().size() > kMaxPageTokenBytes ||
+                                         !absl::SimpleAtoi(request->page_token(), &before) || before <= 0)) {
     return Answer(context, absl::InvalidArgumentError(
-                               absl::StrCat("page_token '", request->page_token(), "' is not one this service gave")));
+                               request->page_token().size() > kMaxPageTokenBytes
+                                   ? std::string("page_token is not one this service gave (too long)")
+                                   : absl::StrCat("page_token '", request->page_token(),
+                                                  "' is not one this service gave")));
   }
   if (request->page_size() < 0 || request->page_size() > kMaxPageSize) {
     return Answer(context, absl::InvalidArgumentError(

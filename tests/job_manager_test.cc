@@ -2,8 +2,11 @@
 // file, fake worker links that record what they are sent.
 #include "service/job_manager.h"
 
+#include <climits>
+#include <functional>
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -157,6 +160,83 @@ TEST_F(JobManagerTest, SameRequestIdSameJob) {
   const v1::Job again = *manager_->Submit(spec);
   EXPECT_EQ(first.id(), again.id());
   EXPECT_EQ(store_->List({}, {}, 100, 0)->jobs.size(), 1u);
+}
+
+// A retry under load still gets its job: the request id is looked up
+// before the queue's limit; a different spec under the same id is refused.
+TEST_F(JobManagerTest, RequestIdsAreLookedUpBeforeAdmission) {
+  ManagerOptions o = Defaults();
+  o.max_queued = 1;
+  o.default_limits.set_max_memory_mb(256);
+  Restart(o);
+  v1::JobSpec spec = Spec();
+  spec.set_request_id("retry-me");
+  const v1::Job first = *manager_->Submit(spec);
+  ASSERT_EQ(manager_->Submit(Spec()).status().code(), absl::StatusCode::kResourceExhausted);  // full
+  absl::StatusOr<v1::Job> again = manager_->Submit(spec);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->id(), first.id());
+
+  v1::JobSpec other = spec;
+  other.set_algorithm("idastar");
+  const absl::Status s = manager_->Submit(other).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(s.message(), HasSubstr(first.id()));
+  // Filled-in defaults are not a difference.
+  EXPECT_EQ(first.spec().limits().max_memory_mb(), 256u);
+}
+
+TEST_F(JobManagerTest, EverySizeAClientControlsIsBounded) {
+  struct Case {
+    std::string name;
+    std::function<void(v1::JobSpec&)> edit;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"65 labels",
+       [](v1::JobSpec& s) {
+         for (int i = 0; i < 65; ++i) (*s.mutable_labels())[absl::StrCat("k", i)] = "v";
+       },
+       "labels has 65 entries; at most 64"},
+      {"long key", [](v1::JobSpec& s) { (*s.mutable_labels())[std::string(64, 'k')] = "v"; }, "longer than 63 bytes"},
+      {"bad key", [](v1::JobSpec& s) { (*s.mutable_labels())["-team"] = "v"; }, "is not a label key"},
+      {"long value", [](v1::JobSpec& s) { (*s.mutable_labels())["team"] = std::string(256, 'v'); },
+       "at most 255 are allowed"},
+      {"huge value", [](v1::JobSpec& s) { (*s.mutable_labels())["team"] = std::string(4 << 20, 'v'); },
+       "at most 255 are allowed"},
+      {"long request id", [](v1::JobSpec& s) { s.set_request_id(std::string(129, 'r')); },
+       "request_id has 129 bytes; at most 128"},
+      {"megabyte request id", [](v1::JobSpec& s) { s.set_request_id(std::string(1 << 20, 'r')); }, "request_id"},
+      {"lowest priority", [](v1::JobSpec& s) { s.set_priority(INT32_MIN); }, "priority -2147483648 is out of range"},
+      {"highest priority", [](v1::JobSpec& s) { s.set_priority(INT32_MAX); }, "priority 2147483647 is out of range"},
+  };
+  for (const Case& c : cases) {
+    v1::JobSpec spec = Spec();
+    c.edit(spec);
+    const absl::Status s = manager_->Submit(spec).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.name;
+    EXPECT_THAT(s.message(), HasSubstr(c.error)) << c.name;
+    EXPECT_LT(s.message().size(), 400u) << c.name << ": the error echoes what it refused";
+  }
+  // At the bounds, accepted.
+  v1::JobSpec edge = Spec();
+  for (int i = 0; i < 64; ++i) (*edge.mutable_labels())[absl::StrCat("example.com/k", i)] = std::string(255, 'v');
+  (*edge.mutable_labels())["k0"] = "v";
+  edge.mutable_labels()->erase("example.com/k63");
+  edge.set_request_id(std::string(128, 'r'));
+  edge.set_priority(1000000000);
+  EXPECT_TRUE(manager_->Submit(edge).ok()) << manager_->Submit(edge).status();
+  EXPECT_EQ(store_->List({}, {}, 100, 0)->jobs.size(), 1u);
+
+  // Ids from clients are checked before anything echoes them.
+  const std::string huge(100000, 'j');
+  for (const absl::Status& s : {manager_->Get(huge).status(), manager_->Cancel(huge).status(),
+                                manager_->Watch(huge).status(), manager_->Get("job/../x").status()}) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_LT(s.message().size(), 200u);
+  }
+  EXPECT_EQ(manager_->Get("job-0000000000000000").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(manager_->List({}, {{"-bad", "x"}}, 10, 0).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(JobManagerTest, BadSpecsAreRejectedWithTheReason) {

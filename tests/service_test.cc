@@ -226,6 +226,20 @@ TEST(Service, BackupCopiesARunningServersStore) {
   EXPECT_TRUE(c.process()->Running());
 }
 
+// No job runs forever by accident: one that sets no time limit gets the
+// server's default, and none may ask for more than the ceiling.
+TEST(Service, JobsWithoutATimeLimitGetTheServersDefault) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  absl::StatusOr<v1::Job> job = Submit(c.stub(), SpecFor("1 2 3 4 5 6 7 0 8", "standard", "astar"));
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->spec().limits().max_time_ms(), 3600000u);
+  v1::JobSpec greedy = SpecFor("1 2 3 4 5 6 7 0 8", "standard", "astar");
+  greedy.mutable_limits()->set_max_time_ms(2 * 86400000ull);
+  EXPECT_EQ(Submit(c.stub(), greedy).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(Service, KilledWorkersJobFinishesOnAnotherWorker) {
   testing::TempDir dir;
   Coordinator c(dir, 0);
