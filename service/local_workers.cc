@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
+#include <iostream>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
 namespace npuzzle {
@@ -37,6 +40,19 @@ pid_t LocalWorkers::Spawn() {
   return pid;
 }
 
+namespace {
+
+// "exited with status 3", "was killed by signal 9 (Killed)".
+std::string DescribeExit(int status) {
+  if (WIFEXITED(status)) return absl::StrCat("exited with status ", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    return absl::StrCat("was killed by signal ", WTERMSIG(status), " (", strsignal(WTERMSIG(status)), ")");
+  }
+  return absl::StrCat("stopped (wait status ", status, ")");
+}
+
+}  // namespace
+
 void LocalWorkers::Start() {
   {
     absl::MutexLock lock(&mu_);
@@ -61,6 +77,9 @@ void LocalWorkers::Supervise() {
           // is retried ever more slowly.
           s.backoff = now - s.started > absl::Seconds(30) ? absl::Milliseconds(200)
                                                          : std::min(s.backoff * 2, absl::Seconds(10));
+          std::cerr << absl::FormatTime("%Y-%m-%dT%H:%M:%E3S ", now, absl::LocalTimeZone())
+                    << "npuzzle-server: local worker " << s.pid << " " << DescribeExit(status) << "; restarting in "
+                    << absl::FormatDuration(s.backoff) << std::endl;
           s.pid = 0;
           s.next_start = now + s.backoff;
         }

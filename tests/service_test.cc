@@ -240,6 +240,35 @@ TEST(Service, JobsWithoutATimeLimitGetTheServersDefault) {
   EXPECT_EQ(Submit(c.stub(), greedy).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// The pids of a process's children, from /proc.
+std::vector<pid_t> Children(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& task : std::filesystem::directory_iterator(absl::StrCat("/proc/", parent, "/task"))) {
+    std::ifstream in(task.path() / "children");
+    for (pid_t pid; in >> pid;) children.push_back(pid);
+  }
+  return children;
+}
+
+TEST(Service, ALocalWorkersDeathIsLoggedWithItsSignal) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1);
+  c.Start();
+  std::vector<pid_t> workers;
+  for (const absl::Time deadline = absl::Now() + absl::Seconds(10); workers.empty() && absl::Now() < deadline;) {
+    workers = Children(c.process()->pid());
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_EQ(workers.size(), 1u);
+  kill(workers[0], SIGKILL);
+  const std::string expected = absl::StrCat("local worker ", workers[0], " was killed by signal 9");
+  for (const absl::Time deadline = absl::Now() + absl::Seconds(10);
+       c.process()->Log().find(expected) == std::string::npos && absl::Now() < deadline;) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  EXPECT_THAT(c.process()->Log(), HasSubstr(expected));
+}
+
 TEST(Service, KilledWorkersJobFinishesOnAnotherWorker) {
   testing::TempDir dir;
   Coordinator c(dir, 0);
