@@ -684,14 +684,9 @@ void JobManager::Drain(absl::Duration grace) {
   for (auto& [link, w] : workers_) links.push_back(link);
   for (WorkerLink* link : links) {
     Worker& w = workers_[link];
-    for (const std::string& id : w.running) {
-      if (auto it = active_.find(id); it != active_.end()) {
-        // Recorded as queued under this worker and attempt: if the worker
-        // reconnects to the next coordinator it keeps the job.
-        it->second.job.set_state(v1::JOB_STATE_QUEUED);
-        (void)store_->Update(it->second.job);
-      }
-    }
+    // Its jobs stay recorded as running under this worker and attempt, as
+    // after a crash: the next coordinator gives their worker the recovery
+    // grace to reconnect and keep them before anyone else may take them.
     w.running.clear();
     Later([l = w.link] { l->Close("the coordinator is shutting down"); });
   }

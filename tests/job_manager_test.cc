@@ -382,6 +382,31 @@ TEST_F(JobManagerTest, AfterARestartReconnectingWorkersKeepTheirJobs) {
   EXPECT_EQ(again->Assignments()[0].job_id(), queued);
 }
 
+// A drained coordinator's running jobs wait for their own worker after a
+// restart, exactly as a crashed one's do: another worker cannot take them
+// during the grace period.
+TEST_F(JobManagerTest, DrainedRunningJobsWaitForTheirWorkerAfterARestart) {
+  ManagerOptions o = Defaults();
+  o.recovery_grace = absl::Seconds(30);
+  Restart(o);
+  const std::string id = manager_->Submit(Spec())->id();
+  auto link = Connect("w1");
+  ASSERT_EQ(link->Assignments().size(), 1u);
+  manager_->Drain(absl::ZeroDuration());
+
+  Restart(o);
+  auto other = Connect("w2");
+  EXPECT_TRUE(other->Assignments().empty()) << "another worker took a job whose worker may come back";
+  v1::WorkerHello hello;
+  v1::RunningJob* r = hello.add_running();
+  r->set_job_id(id);
+  r->set_attempt(1);
+  auto again = Connect("w1", 1, hello);
+  EXPECT_EQ(Get(id).state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(Get(id).worker_id(), "w1");
+  EXPECT_EQ(Get(id).attempt(), 1);
+}
+
 TEST_F(JobManagerTest, QueueLimitAndLimitCeilings) {
   ManagerOptions o = Defaults();
   o.max_queued = 2;
