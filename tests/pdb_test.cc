@@ -238,14 +238,28 @@ TEST_F(PdbCacheTest, BuildsOnceThenLoads) {
   EXPECT_TRUE(std::filesystem::exists(Path(key_)));
   const auto second = Get(key_);
   EXPECT_EQ(built_, 0);
-  EXPECT_TRUE(second->mapped());
+  EXPECT_TRUE(second->from_file());
   ASSERT_EQ(first->size(), second->size());
   EXPECT_EQ(std::memcmp(first->data(), second->data(), first->size()), 0);
 }
 
+// A table in use does not depend on its file: truncating or overwriting
+// the file cannot fault the process (a mapping would SIGBUS here).
+TEST_F(PdbCacheTest, ATableInUseSurvivesItsFileBeingTruncatedOrRewritten) {
+  Get(key_);
+  const auto in_use = Get(key_);
+  ASSERT_TRUE(in_use->from_file());
+  const std::vector<uint8_t> before(in_use->data(), in_use->data() + in_use->size());
+  std::filesystem::resize_file(Path(key_), 0);
+  uint64_t sum = 0;
+  for (uint64_t i = 0; i < in_use->size(); ++i) sum += (*in_use)[i];
+  EXPECT_GT(sum, 0u);
+  std::ofstream(Path(key_), std::ios::trunc) << std::string(in_use->size(), 'x');
+  EXPECT_EQ(std::vector<uint8_t>(in_use->data(), in_use->data() + in_use->size()), before);
+}
+
 TEST_F(PdbCacheTest, TruncatedFileIsDetectedAndRebuilt) {
   const auto mapped = Get(key_);
-  // A copy: the mapping shows the file, which is about to be cut short.
   const std::vector<uint8_t> good(mapped->data(), mapped->data() + mapped->size());
   std::filesystem::resize_file(Path(key_), std::filesystem::file_size(Path(key_)) - 100);
   EXPECT_THAT(PatternTable::Load(Path(key_), key_).status().message(), HasSubstr("expected"));

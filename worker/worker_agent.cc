@@ -114,6 +114,12 @@ void WorkerAgent::Run() {
     backoff = std::min(backoff * 2, absl::Seconds(2));
   }
   sender.join();
+  std::vector<std::pair<std::shared_ptr<Job>, std::thread>> threads;
+  {
+    absl::MutexLock lock(&mu_);
+    threads.swap(threads_);
+  }
+  for (auto& [job, thread] : threads) thread.join();
 }
 
 void WorkerAgent::Session(v1::WorkerService::Stub& stub) {
@@ -183,8 +189,19 @@ void WorkerAgent::StartJob(const v1::Assignment& assignment) {
       return;
     }
     jobs_[job->id] = job;
+    ReapFinished();
+    threads_.emplace_back(job, std::thread([this, job, spec = assignment.spec()] { RunJob(job, spec); }));
   }
-  std::thread([this, job, spec = assignment.spec()] { RunJob(job, spec); }).detach();
+}
+
+void WorkerAgent::ReapFinished() {
+  // A finished job's thread only has to return: joining it here, under
+  // the lock, cannot wait on anything that needs the lock.
+  std::erase_if(threads_, [](auto& entry) {
+    if (!entry.first->finished) return false;
+    entry.second.join();
+    return true;
+  });
 }
 
 void WorkerAgent::RunJob(std::shared_ptr<Job> job, v1::JobSpec spec) {
@@ -238,6 +255,7 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, v1::JobSpec spec) {
   // the message above is on it.
   absl::MutexLock lock(&mu_);
   jobs_.erase(job->id);
+  job->finished = true;
 }
 
 void WorkerAgent::SendLoop() {
@@ -291,8 +309,12 @@ void WorkerAgent::Drain() {
     job->release = true;
     job->cancel.Cancel();
   }
-  // Cancelled searches stop within milliseconds; then they are handed back.
-  mu_.AwaitWithTimeout(absl::Condition(&idle), absl::Seconds(2));
+  // Cancelled searches and table builds stop within milliseconds; then
+  // they are handed back. Wait for every one: their threads use the agent.
+  if (!mu_.AwaitWithTimeout(absl::Condition(&idle), absl::Seconds(2))) {
+    Log(options_.worker_id, "waiting for cancelled jobs to stop");
+    mu_.Await(absl::Condition(&idle));
+  }
   stopped_ = true;
   if (context_ != nullptr) context_->TryCancel();
   mu_.Unlock();

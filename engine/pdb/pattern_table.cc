@@ -140,22 +140,32 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std
     close(fd);
     return problem;
   }
-  void* map = mmap(nullptr, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-  if (map == MAP_FAILED) {
+  // Read into private memory rather than mapped: a file truncated or
+  // rewritten under a mapping would kill the process with SIGBUS at its
+  // next lookup, and files in a shared cache are beyond our control.
+  AnonymousMemory memory(st.st_size);
+  if (!memory.ok()) {
     close(fd);
-    return absl::InternalError(absl::StrCat("cannot map ", path, ": ", std::strerror(errno)));
+    return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", st.st_size >> 20, " MiB to load ", path));
   }
-  // Held while mapped: the cache's eviction passes over tables in use.
+  for (uint64_t done = 0; done < static_cast<uint64_t>(st.st_size);) {
+    const ssize_t n = pread(fd, memory.as<uint8_t>() + done, std::min<uint64_t>(st.st_size - done, 1 << 26), done);
+    if (n <= 0) {
+      close(fd);
+      return Damaged(path, n == 0 ? "shorter than its header says" : std::strerror(errno));
+    }
+    done += n;
+  }
+  // Held while loaded: the cache's eviction passes over tables in use.
   flock(fd, LOCK_SH);
   // Eviction goes by modification time, least recent first.
   futimens(fd, nullptr);
   std::shared_ptr<PatternTable> t(new PatternTable);
   t->fd_ = fd;
-  t->mapping_ = map;
-  t->mapping_bytes_ = st.st_size;
-  t->data_ = static_cast<const uint8_t*>(map) + kDataOffset;
+  t->mapping_bytes_ = memory.bytes();
+  t->mapping_ = memory.Release();
+  t->data_ = static_cast<const uint8_t*>(t->mapping_) + kDataOffset;
   t->size_ = entries;
-  madvise(map, st.st_size, MADV_WILLNEED);
   if (Crc(t->data_, entries) != h.data_crc) return Damaged(path, "data checksum mismatch");
   return std::shared_ptr<const PatternTable>(std::move(t));
 }

@@ -1,9 +1,10 @@
-// PatternTable: one group's distances, either just built (in memory) or
-// mapped read-only from its cache file, which several processes can share.
-// The file carries a header naming the board shape, goal and group plus a
-// CRC32 of the data; a file that does not match in every respect is
-// reported and never used. A mapped file is held with a shared flock, which
-// the cache's eviction respects.
+// PatternTable: one group's distances, either just built or read from its
+// cache file. Read, not mapped: a cache file truncated or replaced under a
+// mapping would kill the process with SIGBUS. The file carries a header
+// naming the board shape, goal and group plus a CRC32 of the data; a file
+// that does not match in every respect is reported and never used. While a
+// table read from a file is in use, the file is held with a shared flock,
+// which the cache's eviction respects.
 #ifndef NPUZZLE_ENGINE_PDB_PATTERN_TABLE_H_
 #define NPUZZLE_ENGINE_PDB_PATTERN_TABLE_H_
 
@@ -54,16 +55,16 @@ class PatternTable {
   uint8_t operator[](uint64_t index) const { return data_[index]; }
   const uint8_t* data() const { return data_; }
   uint64_t size() const { return size_; }
-  bool mapped() const { return fd_ >= 0; }  // from its cache file, not just built
+  bool from_file() const { return fd_ >= 0; }  // read from its cache file, not just built
 
  private:
   PatternTable() = default;
 
   const uint8_t* data_ = nullptr;
   uint64_t size_ = 0;
-  void* mapping_ = nullptr;  // the whole file when loaded, the memory when built
+  void* mapping_ = nullptr;  // anonymous memory: the whole file when read, the table when built
   uint64_t mapping_bytes_ = 0;
-  int fd_ = -1;  // the file, with a shared lock while mapped
+  int fd_ = -1;  // the file it was read from, with a shared lock while in use
 };
 
 }  // namespace npuzzle

@@ -191,9 +191,10 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::LoadOrBuild(const 
     Say(options, absl::StrCat(saved.message(), "; keeping the table in memory only"));
     return table;
   }
-  // Map the saved file, so processes sharing the directory share the pages.
-  absl::StatusOr<std::shared_ptr<const PatternTable>> mapped = PatternTable::Load(path, key);
-  return mapped.ok() ? *mapped : table;
+  // Read back what was saved: the table in use then holds its file's shared
+  // lock (eviction passes over it) and is exactly what others will read.
+  absl::StatusOr<std::shared_ptr<const PatternTable>> saved_table = PatternTable::Load(path, key);
+  return saved_table.ok() ? *saved_table : table;
 }
 
 absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::Build(const PatternKey& key,
@@ -262,7 +263,7 @@ absl::Status PdbStore::MakeRoom(const std::string& keep, uint64_t incoming, uint
     if (total + incoming <= budget) break;
     const int fd = open(c.path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) continue;
-    // A table some process has mapped holds a shared lock: pass it over.
+    // A table some process uses holds a shared lock: pass it over.
     if (flock(fd, LOCK_EX | LOCK_NB) == 0 && unlink(c.path.c_str()) == 0) {
       total -= c.bytes;
       Say(options, absl::StrFormat("evicted pattern table %s (%d MiB) to stay within the %d MiB cache budget", c.path,

@@ -5,7 +5,7 @@
 // thread, share the same table. A file lock keeps processes that share the
 // directory from building the same table twice at once. The directory has a
 // size budget: saving a table first evicts the least recently used tables
-// that no process has mapped.
+// that no process holds (in use, a table keeps a shared lock on its file).
 #ifndef NPUZZLE_ENGINE_PDB_PDB_STORE_H_
 #define NPUZZLE_ENGINE_PDB_PDB_STORE_H_
 
@@ -70,7 +70,7 @@ class PdbStore {
   absl::StatusOr<std::shared_ptr<const PatternTable>> LoadOrBuild(const PatternKey& key,
                                                                   const PdbBuildOptions& options);
   absl::StatusOr<std::shared_ptr<const PatternTable>> Build(const PatternKey& key, const PdbBuildOptions& options);
-  // Deletes least recently used table files nobody has mapped until
+  // Deletes least recently used table files nobody holds until
   // `incoming` more bytes fit within `budget`.
   absl::Status MakeRoom(const std::string& keep, uint64_t incoming, uint64_t budget, const PdbBuildOptions& options);
 
