@@ -17,6 +17,8 @@
 namespace npuzzle {
 namespace {
 
+constexpr int kBusyTimeoutMs = 5000;
+
 // Every SQLite failure reaches the caller as an error: never as "no rows"
 // or NOT_FOUND. A damaged file is DATA_LOSS, so callers and operators can
 // tell it from a passing fault.
@@ -90,7 +92,8 @@ absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path
   }
   std::unique_ptr<JobStore> store(new JobStore(db));
   absl::MutexLock lock(&store->mu_);
-  absl::Status status = store->Exec("PRAGMA busy_timeout=5000");
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  absl::Status status;
   if (status.ok()) status = store->CheckIntegrity();
   for (const char* sql : {
            "PRAGMA journal_mode=WAL",
@@ -335,6 +338,20 @@ absl::StatusOr<JobStore::Page> JobStore::List(const std::vector<v1::JobState>& s
   }
   if (absl::Status s = EndOfRows(db_, rc, "list"); !s.ok()) return s;
   return page;
+}
+
+absl::Status JobStore::CheckWritable(absl::Duration wait) {
+  absl::MutexLock lock(&mu_);
+  sqlite3_busy_timeout(db_, static_cast<int>(absl::ToInt64Milliseconds(wait)));
+  absl::Status status = Exec("BEGIN IMMEDIATE");
+  if (status.ok()) status = Exec("UPDATE meta SET value = value WHERE key = 'store_id'");
+  if (status.ok()) {
+    status = Exec("COMMIT");
+  } else {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  return status;
 }
 
 absl::StatusOr<std::map<v1::JobState, int64_t>> JobStore::CountByState() {

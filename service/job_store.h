@@ -14,6 +14,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "npuzzle/v1/solver.pb.h"
 
 struct sqlite3;
@@ -75,6 +76,10 @@ class JobStore {
                             const std::map<std::string, std::string>& labels, int page_size, int64_t before);
 
   absl::StatusOr<std::map<v1::JobState, int64_t>> CountByState();
+
+  // Whether a write can commit now: an empty write transaction, waiting at
+  // most `wait` for another connection's lock.
+  absl::Status CheckWritable(absl::Duration wait);
 
  private:
   explicit JobStore(sqlite3* db) : db_(db) {}

@@ -14,6 +14,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/env_flags.h"
 #include "common/metrics_server.h"
@@ -55,6 +56,8 @@ namespace npuzzle {
 namespace {
 
 constexpr absl::Duration kLocalWorkerDrain = absl::Seconds(2);
+constexpr absl::Duration kStoreCheckInterval = absl::Seconds(1);
+constexpr absl::Duration kStoreCheckWait = absl::Milliseconds(500);
 
 void Log(const std::string& message) {
   std::cerr << absl::FormatTime("%Y-%m-%dT%H:%M:%E3S ", absl::Now(), absl::LocalTimeZone()) << "npuzzle-server: "
@@ -204,9 +207,27 @@ int Main() {
     Log(absl::StrCat("started ", local, " local worker", local == 1 ? "" : "s"));
   }
 
+  // Health follows the store: NOT_SERVING while a write cannot commit
+  // (disk full, file locked by another process, I/O errors), so probes and
+  // load balancers send no one to a server that cannot accept a job.
+  absl::Notification draining;
+  std::thread store_health([&] {
+    bool serving = true;
+    while (!draining.WaitForNotificationWithTimeout(kStoreCheckInterval)) {
+      const absl::Status writable = (*store)->CheckWritable(kStoreCheckWait);
+      if (writable.ok() == serving || draining.HasBeenNotified()) continue;
+      serving = writable.ok();
+      SetHealth(client_server.get(), worker_server.get(), serving);
+      Log(serving ? std::string("the job store is writable again: SERVING")
+                  : absl::StrCat("the job store cannot be written (", writable.message(), "): NOT_SERVING"));
+    }
+  });
+
   int signal_number = 0;
   sigwait(&signals, &signal_number);
   Log(absl::StrCat("signal ", signal_number, ": draining (up to ", absl::GetFlag(FLAGS_drain_grace_ms), " ms)"));
+  draining.Notify();
+  store_health.join();
   SetHealth(client_server.get(), worker_server.get(), false);
   manager.Drain(absl::Milliseconds(absl::GetFlag(FLAGS_drain_grace_ms)));
   // Close the doors before stopping local workers, so they cannot dial in

@@ -19,6 +19,7 @@
 #include "google/protobuf/descriptor.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "sqlite3.h"
 #include "service/job_store.h"
 #include "health_check.grpc.pb.h"
 #include "server_reflection.grpc.pb.h"
@@ -267,6 +268,41 @@ TEST(Service, ALocalWorkersDeathIsLoggedWithItsSignal) {
     absl::SleepFor(absl::Milliseconds(50));
   }
   EXPECT_THAT(c.process()->Log(), HasSubstr(expected));
+}
+
+grpc::health::v1::HealthCheckResponse::ServingStatus Health(const std::string& address) {
+  auto health = grpc::health::v1::Health::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  grpc::health::v1::HealthCheckRequest request;
+  grpc::health::v1::HealthCheckResponse response;
+  if (!health->Check(&context, request, &response).ok()) return grpc::health::v1::HealthCheckResponse::UNKNOWN;
+  return response.status();
+}
+
+bool AwaitHealth(const std::string& address, grpc::health::v1::HealthCheckResponse::ServingStatus want) {
+  for (const absl::Time deadline = absl::Now() + absl::Seconds(15); absl::Now() < deadline;) {
+    if (Health(address) == want) return true;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return false;
+}
+
+// While another process holds the store's write lock, no job can be
+// accepted, and health says so; it recovers when the lock goes.
+TEST(Service, HealthIsNotServingWhileTheStoreCannotBeWritten) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  ASSERT_TRUE(AwaitHealth(c.client_address(), grpc::health::v1::HealthCheckResponse::SERVING));
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((c.data_dir() + "/jobs.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  EXPECT_TRUE(AwaitHealth(c.client_address(), grpc::health::v1::HealthCheckResponse::NOT_SERVING));
+  sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  EXPECT_TRUE(AwaitHealth(c.client_address(), grpc::health::v1::HealthCheckResponse::SERVING));
+  EXPECT_THAT(c.process()->Log(), HasSubstr("the job store cannot be written"));
 }
 
 TEST(Service, KilledWorkersJobFinishesOnAnotherWorker) {
