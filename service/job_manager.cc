@@ -658,11 +658,6 @@ void JobManager::Housekeeping() {
   }
 }
 
-void JobManager::StopAccepting() {
-  absl::MutexLock lock(&mu_);
-  accepting_ = false;
-}
-
 void JobManager::Drain(absl::Duration grace) {
   mu_.Lock();
   accepting_ = false;

@@ -87,11 +87,10 @@ class JobManager {
   void Received(WorkerLink* link, const v1::WorkerMessage& message);
   void Disconnected(WorkerLink* link);
 
-  // Refuse new jobs from now on (UNAVAILABLE).
-  void StopAccepting();
-  // Waits up to `grace` for running jobs to finish, then records the rest
-  // as queued (a restart runs them, or their workers reconnect and keep
-  // them) and drops every worker link.
+  // Refuses new jobs (UNAVAILABLE), waits up to `grace` for running jobs
+  // to finish, then drops every worker link. Jobs still running stay
+  // recorded as running: after a restart their workers have the recovery
+  // grace to reconnect and keep them, else they run again.
   void Drain(absl::Duration grace);
 
   ManagerCounts Counts();

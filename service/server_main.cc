@@ -2,7 +2,8 @@
 // internal WorkerService, keeps jobs in SQLite under --data-dir, and by
 // default runs one local worker process per core so one command runs the
 // whole system. SIGTERM: refuse new jobs, let running ones finish for
-// --drain-grace-ms, record the rest as queued, stop, exit 0.
+// --drain-grace-ms, leave the rest to their workers after a restart, stop,
+// exit 0.
 #include <signal.h>
 #include <unistd.h>
 
