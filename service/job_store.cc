@@ -217,21 +217,27 @@ absl::Status JobStore::Exec(const char* sql) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<JobStore::Row> JobStore::FindRow(const char* column, const std::string& value,
+                                                absl::string_view missing) {
+  Statement find(db_, absl::StrCat("SELECT job, seq FROM jobs WHERE ", column, " = ?"));
+  if (!find.ok()) return SqliteError(db_, "prepare find");
+  find.Bind(1, value);
+  const int rc = find.Step();
+  if (rc == SQLITE_DONE) return absl::NotFoundError(missing);
+  if (rc != SQLITE_ROW) return SqliteError(db_, "find");
+  Row row;
+  if (!find.ParseJob(0, &row.job)) return absl::DataLossError("job store: unreadable job row");
+  row.seq = find.Int(1);
+  return row;
+}
+
 absl::StatusOr<JobStore::Inserted> JobStore::Insert(const v1::Job& job) {
   absl::MutexLock lock(&mu_);
   const std::string& request_id = job.spec().request_id();
   if (!request_id.empty()) {
-    Statement find(db_, "SELECT job, seq FROM jobs WHERE request_id = ?");
-    if (!find.ok()) return SqliteError(db_, "prepare find");
-    find.Bind(1, request_id);
-    const int rc = find.Step();
-    if (rc == SQLITE_ROW) {
-      Inserted known;
-      if (!find.ParseJob(0, &known.job)) return absl::DataLossError("job store: unreadable job row");
-      known.seq = find.Int(1);
-      return known;
-    }
-    if (absl::Status s = EndOfRows(db_, rc, "find"); !s.ok()) return s;
+    absl::StatusOr<Row> known = FindRow("request_id", request_id, "");
+    if (known.ok()) return Inserted{std::move(known->job), known->seq, false};
+    if (known.status().code() != absl::StatusCode::kNotFound) return known.status();
   }
   Statement insert(db_, "INSERT INTO jobs (id, request_id, state, job) VALUES (?, ?, ?, ?)");
   if (!insert.ok()) return SqliteError(db_, "prepare insert");
@@ -249,15 +255,9 @@ absl::StatusOr<JobStore::Inserted> JobStore::Insert(const v1::Job& job) {
 
 absl::StatusOr<v1::Job> JobStore::FindByRequestId(const std::string& request_id) {
   absl::MutexLock lock(&mu_);
-  Statement find(db_, "SELECT job FROM jobs WHERE request_id = ?");
-  if (!find.ok()) return SqliteError(db_, "prepare find");
-  find.Bind(1, request_id);
-  const int rc = find.Step();
-  if (rc == SQLITE_DONE) return absl::NotFoundError("no job has this request id");
-  if (rc != SQLITE_ROW) return SqliteError(db_, "find");
-  v1::Job job;
-  if (!find.ParseJob(0, &job)) return absl::DataLossError("job store: unreadable job row");
-  return job;
+  absl::StatusOr<Row> row = FindRow("request_id", request_id, "no job has this request id");
+  if (!row.ok()) return row.status();
+  return std::move(row->job);
 }
 
 absl::Status JobStore::Update(const v1::Job& job) {
@@ -274,15 +274,9 @@ absl::Status JobStore::Update(const v1::Job& job) {
 
 absl::StatusOr<v1::Job> JobStore::Get(const std::string& id) {
   absl::MutexLock lock(&mu_);
-  Statement get(db_, "SELECT job FROM jobs WHERE id = ?");
-  if (!get.ok()) return SqliteError(db_, "prepare get");
-  get.Bind(1, id);
-  const int rc = get.Step();
-  if (rc == SQLITE_DONE) return absl::NotFoundError(absl::StrCat("no job with id '", Shown(id), "'"));
-  if (rc != SQLITE_ROW) return SqliteError(db_, "get");
-  v1::Job job;
-  if (!get.ParseJob(0, &job)) return absl::DataLossError("job store: unreadable job row");
-  return job;
+  absl::StatusOr<Row> row = FindRow("id", id, absl::StrCat("no job with id '", Shown(id), "'"));
+  if (!row.ok()) return row.status();
+  return std::move(row->job);
 }
 
 absl::StatusOr<std::vector<JobStore::Row>> JobStore::Unfinished() {

@@ -85,6 +85,10 @@ class JobStore {
   explicit JobStore(sqlite3* db) : db_(db) {}
   absl::Status Exec(const char* sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CheckIntegrity() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The job whose `column` (a fixed column name) equals `value`, with its
+  // seq; NotFound(`missing`) when there is none.
+  absl::StatusOr<Row> FindRow(const char* column, const std::string& value, absl::string_view missing)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CheckIdentity(const std::filesystem::path& identity_file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;
