@@ -1,19 +1,27 @@
 // JobManager: the coordinator's model of jobs and workers, with no network
-// code in it. It validates and stores submitted jobs, queues them by
-// priority then age, hands them to workers with free slots, follows each
-// assignment as a lease (a worker that goes quiet or drops its link has its
-// jobs put back), accepts exactly one final result per job, and fans events
-// out to watchers. The gRPC handlers are thin layers over it.
+// code in it, and the one façade the RPC handlers call. It validates and
+// admits submitted jobs, hands queued jobs to workers with free slots,
+// follows each assignment as a lease (a worker that goes quiet or drops its
+// link has its jobs put back), and accepts exactly one final result per
+// job. Its parts each do one thing: JobQueue (the order of waiting jobs),
+// WorkerPool (workers and their leases), JobEvents (watchers and waiters),
+// LimitPolicy (defaults and ceilings), ManagerMetrics, and StoreWriter,
+// through which every change reaches the store.
+//
+// Changes are made in memory under the manager's lock and stored by the
+// writer after the lock is released, many to one commit. What others can
+// act on waits for the commit: a client hears of its job, a worker gets its
+// assignment, and watchers get a state only once it is durable; a final
+// state is reported to no one before it is stored.
 #ifndef NPUZZLE_SERVICE_JOB_MANAGER_H_
 #define NPUZZLE_SERVICE_JOB_MANAGER_H_
 
 #include <functional>
 #include <map>
 #include <memory>
-#include <set>
+#include <optional>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -21,11 +29,16 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "common/metrics.h"
 #include "npuzzle/v1/solver.pb.h"
 #include "npuzzle/v1/worker.pb.h"
+#include "service/job_events.h"
+#include "service/job_queue.h"
 #include "service/job_store.h"
 #include "service/job_watch.h"
+#include "service/limit_policy.h"
+#include "service/manager_metrics.h"
+#include "service/store_writer.h"
+#include "service/worker_pool.h"
 
 namespace npuzzle {
 
@@ -36,27 +49,7 @@ struct ManagerOptions {
   // After a restart, jobs that were running wait this long before being
   // handed out again, so their workers can reconnect and keep them.
   absl::Duration recovery_grace = absl::Seconds(3);
-  // Applied to every job: defaults where the spec leaves a limit at 0, and
-  // ceilings (0: none) no spec may exceed.
-  v1::Limits default_limits;
-  v1::Limits ceiling_limits;
-  int max_threads = 64;
-};
-
-// One connected worker, as the transport presents it to the manager. The
-// manager calls Send under its lock and Close only after releasing it.
-class WorkerLink {
- public:
-  virtual ~WorkerLink() = default;
-  virtual void Send(const v1::CoordinatorMessage& message) = 0;  // never blocks
-  virtual void Close(const std::string& why) = 0;
-};
-
-struct ManagerCounts {
-  int64_t queued = 0;
-  int64_t running = 0;
-  int64_t workers = 0;
-  int64_t free_slots = 0;
+  LimitPolicy limits;
 };
 
 class JobManager {
@@ -68,10 +61,16 @@ class JobManager {
   // queue) and starts the housekeeping thread.
   absl::Status Start();
 
+  using Reply = std::function<void(absl::StatusOr<v1::Job>)>;
+  // Answers once the job is stored (or refused): the job as it then is. A
+  // request id that names a stored job answers that job at once.
+  void Submit(const v1::JobSpec& spec, Reply reply);
+  // The same, waiting for the answer.
   absl::StatusOr<v1::Job> Submit(const v1::JobSpec& spec);
   absl::StatusOr<v1::Job> Get(const std::string& id);
-  // A queued job ends at once; a running one is asked to stop and is
-  // returned still running (WhenFinished tells when it has stopped).
+  // A queued job ends at once (answered once its end is stored); a running
+  // one is asked to stop and is returned still running (WhenFinished tells
+  // when it has stopped).
   absl::StatusOr<v1::Job> Cancel(const std::string& id);
   // Calls `done` with the job once it has finished, or as it stands after
   // `timeout`; at once for finished jobs. NotFound for unknown ids.
@@ -88,91 +87,92 @@ class JobManager {
   void Disconnected(WorkerLink* link);
 
   // Refuses new jobs (UNAVAILABLE), waits up to `grace` for running jobs
-  // to finish, then drops every worker link. Jobs still running stay
-  // recorded as running: after a restart their workers have the recovery
-  // grace to reconnect and keep them, else they run again.
+  // to finish, stores what they report, then drops every worker link. Jobs
+  // still running stay recorded as running: after a restart their workers
+  // have the recovery grace to reconnect and keep them, else they run
+  // again.
   void Drain(absl::Duration grace);
+
+  // Returns once every change made before the call is stored and has had
+  // its effects (assignments sent, events pushed, answers given).
+  void Sync();
 
   ManagerCounts Counts();
 
   // The coordinator's Prometheus metrics. Scraping calls into the manager,
   // so whatever serves them must stop before the manager is destroyed.
-  const MetricsRegistry& metrics() const { return metrics_; }
+  const MetricsRegistry& metrics() const { return metrics_.registry(); }
 
  private:
+  struct Active {
+    v1::Job job;  // as last changed: stored, or about to be
+    int64_t seq = 0;
+    bool cancel_requested = false;
+    // Set while the job's final state is being stored; until then it is
+    // reported as `job`, and nothing else may happen to it.
+    std::optional<v1::Job> final_job;
+    double node_rate = 0;  // from the running attempt's latest progress
+  };
+
   // The answer to a spec whose request id names `known`: that job as it is
   // now, or ALREADY_EXISTS if the spec differs.
   absl::StatusOr<v1::Job> Resubmitted(const v1::JobSpec& submitted, const v1::Job& known) ABSL_LOCKS_EXCLUDED(mu_);
 
-  struct Instruments {
-    Counter* submitted;
-    Counter* done;
-    Counter* failed;
-    Counter* cancelled;
-    Counter* attempts;
-    Counter* requeued_lost;
-    Counter* requeued_released;
-    Counter* nodes_expanded;
-    Histogram* latency;
-  };
-  struct Waiter {
-    absl::Time deadline;
-    std::function<void(const v1::Job&)> done;
-  };
-  struct Active {
-    v1::Job job;
-    int64_t seq = 0;
-    bool cancel_requested = false;
-    absl::Time not_before;  // not handed out before this (after a restart)
-    std::vector<std::shared_ptr<JobWatch>> watchers;
-    std::vector<Waiter> waiters;
-    double node_rate = 0;  // from the running attempt's latest progress
-  };
-  struct Worker {
-    std::shared_ptr<WorkerLink> link;
-    std::string id;
-    int capacity = 1;
-    std::set<std::string> running;
-    bool draining = false;
-    absl::Time last_seen;
-  };
-  using QueueKey = std::tuple<int, int64_t, std::string>;  // -priority, seq, id
-
+  // Queues `job` for the writer (a new job when `seq` > 0); `done` runs
+  // under the lock once the commit is durable or has failed.
+  void Store(const v1::Job& job, int64_t seq, StoreWriter::Done done) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Stores the job's current state, and tells its watchers once stored.
+  void StoreState(const Active& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Hands queued writes to the writer; called before the lock is released.
+  void HandOff() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Work to do once the lock is released (gRPC completions).
   void Later(std::function<void()> f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { later_.push_back(std::move(f)); }
   void Unlock() ABSL_UNLOCK_FUNCTION(mu_);
+  // The writer's completions for one commit.
+  void Committed(std::vector<StoreWriter::Done>& done, const std::vector<absl::Status>& outcomes)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
+  void Admitted(const std::string& id, const v1::JobSpec& submitted, const Reply& reply, const absl::Status& stored)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Dispatch() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Enqueue(Active& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Publish(Active& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Ends the job: stored first, then reported, then forgotten.
-  void Finish(Active& a, v1::JobState state, const v1::Result* result, const std::string& error)
+  // Gives the job to `w` (`adopted`: `w` already runs it at this attempt).
+  void Assign(Active& a, Worker& w, bool adopted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AssignmentStored(const std::string& id, int attempt, bool adopted, const absl::Status& stored)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Back to the queue; `lost` counts against the job.
   void Requeue(Active& a, bool lost) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ends the job: stored first, then reported, then forgotten.
+  void Finish(Active& a, v1::JobState state, const v1::Result* result, const std::string& error)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FinalStored(const std::string& id, const absl::Status& stored) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Drops an admitted job whose insertion failed.
+  void Forget(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Takes the job from its worker's leases, if that worker holds it.
+  void ReleaseLease(const Active& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void HandleFinished(Worker& w, const v1::JobFinished& f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DropWorker(WorkerLink* link) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The active job `worker` runs at `attempt`, or null.
+  // The active job `w` runs at `attempt`, or null.
   Active* Assigned(const Worker& w, const std::string& job_id, int attempt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Housekeeping();
-  void RegisterMetrics();
-  // Samples for the scraped gauges (jobs by state, queue, workers).
-  std::vector<Sample> JobsByState();
-  std::vector<Sample> PerWorker(const std::function<double(const Worker&)>& value);
+  std::vector<WorkerGauges> WorkerSamples();
 
   JobStore* const store_;
   const ManagerOptions options_;
-  MetricsRegistry metrics_;
-  Instruments instruments_;
+  ManagerMetrics metrics_;
+  JobEvents events_;
 
   absl::Mutex mu_;
   bool accepting_ ABSL_GUARDED_BY(mu_) = true;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t last_seq_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, Active> active_ ABSL_GUARDED_BY(mu_);
-  std::set<QueueKey> queue_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<WorkerLink*, Worker> workers_ ABSL_GUARDED_BY(mu_);
+  JobQueue queue_ ABSL_GUARDED_BY(mu_);
+  WorkerPool workers_ ABSL_GUARDED_BY(mu_);
+  std::vector<StoreWriter::Write> writes_ ABSL_GUARDED_BY(mu_);
   std::vector<std::function<void()>> later_ ABSL_GUARDED_BY(mu_);
   std::thread housekeeper_;
+  // Last: destroyed first, committing what is left while the rest exists.
+  StoreWriter writer_;
 };
 
 }  // namespace npuzzle

@@ -81,25 +81,55 @@ bool HasLabels(const v1::Job& job, const std::map<std::string, std::string>& lab
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path, bool full_sync) {
+namespace {
+
+absl::StatusOr<sqlite3*> OpenConnection(const std::string& path, int flags) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                      nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     absl::Status s = absl::FailedPreconditionError(
         absl::StrCat("cannot open the job store ", path, ": ", db ? sqlite3_errmsg(db) : "out of memory"));
     sqlite3_close(db);
     return s;
   }
-  std::unique_ptr<JobStore> store(new JobStore(db));
-  absl::MutexLock lock(&store->mu_);
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  return db;
+}
+
+absl::Status Exec(sqlite3* db, const char* sql) {
+  char* error = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &error) != SQLITE_OK) {
+    absl::Status s = SqliteError(db, absl::StrCat(sql, " (", error ? error : "?", ")"));
+    sqlite3_free(error);
+    return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path, bool full_sync) {
+  absl::StatusOr<sqlite3*> writer = OpenConnection(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  if (!writer.ok()) return writer.status();
   absl::Status status;
-  if (status.ok()) status = store->CheckIntegrity();
   for (const char* sql : {
            "PRAGMA journal_mode=WAL",
            full_sync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
+       }) {
+    if (status.ok()) status = Exec(*writer, sql);
+  }
+  // The reader opens once the file is in WAL mode, in which its reads see
+  // the last commit and never block the writer.
+  absl::StatusOr<sqlite3*> reader = OpenConnection(path, SQLITE_OPEN_READWRITE);
+  if (!reader.ok()) {
+    sqlite3_close(*writer);
+    return reader.status();
+  }
+  std::unique_ptr<JobStore> store(new JobStore(*writer, *reader));
+  absl::MutexLock lock(&store->write_mu_);
+  if (status.ok()) status = store->CheckIntegrity();
+  for (const char* sql : {
            "CREATE TABLE IF NOT EXISTS jobs ("
-           "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+           "  seq INTEGER PRIMARY KEY,"
            "  id TEXT NOT NULL UNIQUE,"
            "  request_id TEXT UNIQUE,"
            "  state INTEGER NOT NULL,"
@@ -107,7 +137,7 @@ absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path
            "CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, seq)",
            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
        }) {
-    if (status.ok()) status = store->Exec(sql);
+    if (status.ok()) status = Exec(store->writer_, sql);
   }
   if (status.ok()) status = store->CheckIdentity(std::filesystem::path(path).parent_path() / kIdentityFile);
   if (!status.ok()) {
@@ -120,15 +150,15 @@ absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path
 }
 
 absl::Status JobStore::CheckIntegrity() {
-  Statement check(db_, "PRAGMA quick_check");
-  if (!check.ok()) return SqliteError(db_, "integrity check");
+  Statement check(writer_, "PRAGMA quick_check");
+  if (!check.ok()) return SqliteError(writer_, "integrity check");
   std::vector<std::string> problems;
   int rc;
   while ((rc = check.Step()) == SQLITE_ROW) {
     const std::string line = check.Text(0);
     if (line != "ok" && problems.size() < 3) problems.push_back(line);
   }
-  if (absl::Status s = EndOfRows(db_, rc, "integrity check"); !s.ok()) return s;
+  if (absl::Status s = EndOfRows(writer_, rc, "integrity check"); !s.ok()) return s;
   if (!problems.empty()) {
     return absl::DataLossError(absl::StrCat("it is damaged (", absl::StrJoin(problems, "; "), ")"));
   }
@@ -141,10 +171,10 @@ absl::Status JobStore::CheckIntegrity() {
 absl::Status JobStore::CheckIdentity(const std::filesystem::path& identity_file) {
   std::string remembered;
   std::ifstream(identity_file) >> remembered;
-  Statement get(db_, "SELECT value FROM meta WHERE key = 'store_id'");
-  if (!get.ok()) return SqliteError(db_, "prepare identity");
+  Statement get(writer_, "SELECT value FROM meta WHERE key = 'store_id'");
+  if (!get.ok()) return SqliteError(writer_, "prepare identity");
   const int rc = get.Step();
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return SqliteError(db_, "identity");
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return SqliteError(writer_, "identity");
   std::string id = rc == SQLITE_ROW ? get.Text(0) : "";
   if (!remembered.empty() && id != remembered) {
     return absl::DataLossError(absl::StrCat(
@@ -153,10 +183,10 @@ absl::Status JobStore::CheckIdentity(const std::filesystem::path& identity_file)
   }
   if (id.empty()) {
     id = absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(absl::BitGen()), absl::Uniform<uint64_t>(absl::BitGen()));
-    Statement put(db_, "INSERT INTO meta (key, value) VALUES ('store_id', ?)");
-    if (!put.ok()) return SqliteError(db_, "prepare identity");
+    Statement put(writer_, "INSERT INTO meta (key, value) VALUES ('store_id', ?)");
+    if (!put.ok()) return SqliteError(writer_, "prepare identity");
     put.Bind(1, id);
-    if (put.Step() != SQLITE_DONE) return SqliteError(db_, "write identity");
+    if (put.Step() != SQLITE_DONE) return SqliteError(writer_, "write identity");
   }
   if (remembered.empty()) {
     // Temporary file, fsync, rename: a crash leaves the old file or the new.
@@ -203,87 +233,103 @@ absl::Status JobStore::Backup(const std::string& path, const std::string& to) {
 }
 
 JobStore::~JobStore() {
-  absl::MutexLock lock(&mu_);
-  sqlite3_close(db_);
-}
-
-absl::Status JobStore::Exec(const char* sql) {
-  char* error = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
-    absl::Status s = absl::InternalError(absl::StrCat("job store: ", sql, ": ", error ? error : "?"));
-    sqlite3_free(error);
-    return s;
-  }
-  return absl::OkStatus();
+  absl::MutexLock write_lock(&write_mu_);
+  absl::MutexLock read_lock(&read_mu_);
+  sqlite3_close(reader_);
+  sqlite3_close(writer_);
 }
 
 absl::StatusOr<JobStore::Row> JobStore::FindRow(const char* column, const std::string& value,
                                                 absl::string_view missing) {
-  Statement find(db_, absl::StrCat("SELECT job, seq FROM jobs WHERE ", column, " = ?"));
-  if (!find.ok()) return SqliteError(db_, "prepare find");
+  Statement find(reader_, absl::StrCat("SELECT job, seq FROM jobs WHERE ", column, " = ?"));
+  if (!find.ok()) return SqliteError(reader_, "prepare find");
   find.Bind(1, value);
   const int rc = find.Step();
   if (rc == SQLITE_DONE) return absl::NotFoundError(missing);
-  if (rc != SQLITE_ROW) return SqliteError(db_, "find");
+  if (rc != SQLITE_ROW) return SqliteError(reader_, "find");
   Row row;
   if (!find.ParseJob(0, &row.job)) return absl::DataLossError("job store: unreadable job row");
   row.seq = find.Int(1);
   return row;
 }
 
-absl::StatusOr<JobStore::Inserted> JobStore::Insert(const v1::Job& job) {
-  absl::MutexLock lock(&mu_);
-  const std::string& request_id = job.spec().request_id();
-  if (!request_id.empty()) {
-    absl::StatusOr<Row> known = FindRow("request_id", request_id, "");
-    if (known.ok()) return Inserted{std::move(known->job), known->seq, false};
-    if (known.status().code() != absl::StatusCode::kNotFound) return known.status();
+std::vector<absl::Status> JobStore::Commit(const std::vector<Change>& changes) {
+  absl::MutexLock lock(&write_mu_);
+  std::vector<absl::Status> outcomes;
+  absl::Status failed = Exec(writer_, "BEGIN IMMEDIATE");
+  for (const Change& change : changes) {
+    if (!failed.ok()) break;
+    absl::Status outcome = Apply(change);
+    const bool own = outcome.ok() || absl::IsAlreadyExists(outcome) || absl::IsNotFound(outcome);
+    if (!own) failed = outcome;
+    outcomes.push_back(std::move(outcome));
   }
-  Statement insert(db_, "INSERT INTO jobs (id, request_id, state, job) VALUES (?, ?, ?, ?)");
-  if (!insert.ok()) return SqliteError(db_, "prepare insert");
-  insert.Bind(1, job.id());
-  if (request_id.empty()) {
-    insert.BindNull(2);
-  } else {
-    insert.Bind(2, request_id);
+  if (failed.ok()) failed = Exec(writer_, "COMMIT");
+  if (!failed.ok()) {
+    if (!sqlite3_get_autocommit(writer_)) sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
+    outcomes.assign(changes.size(), failed);
   }
-  insert.Bind(3, job.state());
-  insert.BindBlob(4, job.SerializeAsString());
-  if (insert.Step() != SQLITE_DONE) return SqliteError(db_, "insert");
-  return Inserted{job, sqlite3_last_insert_rowid(db_), true};
+  return outcomes;
+}
+
+absl::Status JobStore::Apply(const Change& change) {
+  const v1::Job& job = change.job;
+  const std::string blob = job.SerializeAsString();
+  if (change.seq > 0) {
+    Statement insert(writer_, "INSERT INTO jobs (seq, id, request_id, state, job) VALUES (?, ?, ?, ?, ?)");
+    if (!insert.ok()) return SqliteError(writer_, "prepare insert");
+    insert.Bind(1, change.seq);
+    insert.Bind(2, job.id());
+    if (job.spec().request_id().empty()) {
+      insert.BindNull(3);
+    } else {
+      insert.Bind(3, job.spec().request_id());
+    }
+    insert.Bind(4, job.state());
+    insert.BindBlob(5, blob);
+    if (insert.Step() == SQLITE_DONE) return absl::OkStatus();
+    if (sqlite3_errcode(writer_) == SQLITE_CONSTRAINT) {
+      return absl::AlreadyExistsError(absl::StrCat("job store: job ", Shown(job.id()), " or its request id is taken"));
+    }
+    return SqliteError(writer_, "insert");
+  }
+  Statement update(writer_, "UPDATE jobs SET state = ?, job = ? WHERE id = ?");
+  if (!update.ok()) return SqliteError(writer_, "prepare update");
+  update.Bind(1, job.state());
+  update.BindBlob(2, blob);
+  update.Bind(3, job.id());
+  if (update.Step() != SQLITE_DONE) return SqliteError(writer_, "update");
+  if (sqlite3_changes(writer_) != 1) return absl::NotFoundError(absl::StrCat("job store: no job ", Shown(job.id())));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> JobStore::LastSeq() {
+  absl::MutexLock lock(&read_mu_);
+  Statement q(reader_, "SELECT COALESCE(MAX(seq), 0) FROM jobs");
+  if (!q.ok()) return SqliteError(reader_, "prepare last seq");
+  if (q.Step() != SQLITE_ROW) return SqliteError(reader_, "last seq");
+  return q.Int(0);
 }
 
 absl::StatusOr<v1::Job> JobStore::FindByRequestId(const std::string& request_id) {
-  absl::MutexLock lock(&mu_);
+  absl::MutexLock lock(&read_mu_);
   absl::StatusOr<Row> row = FindRow("request_id", request_id, "no job has this request id");
   if (!row.ok()) return row.status();
   return std::move(row->job);
 }
 
-absl::Status JobStore::Update(const v1::Job& job) {
-  absl::MutexLock lock(&mu_);
-  Statement update(db_, "UPDATE jobs SET state = ?, job = ? WHERE id = ?");
-  if (!update.ok()) return SqliteError(db_, "prepare update");
-  update.Bind(1, job.state());
-  update.BindBlob(2, job.SerializeAsString());
-  update.Bind(3, job.id());
-  if (update.Step() != SQLITE_DONE) return SqliteError(db_, "update");
-  if (sqlite3_changes(db_) != 1) return absl::NotFoundError(absl::StrCat("no job ", Shown(job.id())));
-  return absl::OkStatus();
-}
-
 absl::StatusOr<v1::Job> JobStore::Get(const std::string& id) {
-  absl::MutexLock lock(&mu_);
+  absl::MutexLock lock(&read_mu_);
   absl::StatusOr<Row> row = FindRow("id", id, absl::StrCat("no job with id '", Shown(id), "'"));
   if (!row.ok()) return row.status();
   return std::move(row->job);
 }
 
 absl::StatusOr<std::vector<JobStore::Row>> JobStore::Unfinished() {
-  absl::MutexLock lock(&mu_);
-  Statement q(db_, absl::StrCat("SELECT job, seq FROM jobs WHERE state IN (", v1::JOB_STATE_QUEUED, ", ",
+  absl::MutexLock lock(&read_mu_);
+  Statement q(reader_, absl::StrCat("SELECT job, seq FROM jobs WHERE state IN (", v1::JOB_STATE_QUEUED, ", ",
                                 v1::JOB_STATE_RUNNING, ") ORDER BY seq"));
-  if (!q.ok()) return SqliteError(db_, "prepare unfinished");
+  if (!q.ok()) return SqliteError(reader_, "prepare unfinished");
   std::vector<Row> rows;
   int rc;
   while ((rc = q.Step()) == SQLITE_ROW) {
@@ -292,14 +338,14 @@ absl::StatusOr<std::vector<JobStore::Row>> JobStore::Unfinished() {
     row.seq = q.Int(1);
     rows.push_back(std::move(row));
   }
-  if (absl::Status s = EndOfRows(db_, rc, "unfinished"); !s.ok()) return s;
+  if (absl::Status s = EndOfRows(reader_, rc, "unfinished"); !s.ok()) return s;
   return rows;
 }
 
 absl::StatusOr<JobStore::Page> JobStore::List(const std::vector<v1::JobState>& states,
                                               const std::map<std::string, std::string>& labels, int page_size,
                                               int64_t before) {
-  absl::MutexLock lock(&mu_);
+  absl::MutexLock lock(&read_mu_);
   std::string sql = "SELECT job, seq FROM jobs WHERE seq < ?";
   if (!states.empty()) {
     absl::StrAppend(&sql, " AND state IN (",
@@ -307,8 +353,8 @@ absl::StatusOr<JobStore::Page> JobStore::List(const std::vector<v1::JobState>& s
                     ")");
   }
   absl::StrAppend(&sql, " ORDER BY seq DESC");
-  Statement q(db_, sql);
-  if (!q.ok()) return SqliteError(db_, "prepare list");
+  Statement q(reader_, sql);
+  if (!q.ok()) return SqliteError(reader_, "prepare list");
   q.Bind(1, before > 0 ? before : INT64_MAX);
   Page page;
   int64_t last_seq = 0;
@@ -330,32 +376,32 @@ absl::StatusOr<JobStore::Page> JobStore::List(const std::vector<v1::JobState>& s
     page.jobs.push_back(std::move(job));
     last_seq = q.Int(1);
   }
-  if (absl::Status s = EndOfRows(db_, rc, "list"); !s.ok()) return s;
+  if (absl::Status s = EndOfRows(reader_, rc, "list"); !s.ok()) return s;
   return page;
 }
 
 absl::Status JobStore::CheckWritable(absl::Duration wait) {
-  absl::MutexLock lock(&mu_);
-  sqlite3_busy_timeout(db_, static_cast<int>(absl::ToInt64Milliseconds(wait)));
-  absl::Status status = Exec("BEGIN IMMEDIATE");
-  if (status.ok()) status = Exec("UPDATE meta SET value = value WHERE key = 'store_id'");
+  absl::MutexLock lock(&write_mu_);
+  sqlite3_busy_timeout(writer_, static_cast<int>(absl::ToInt64Milliseconds(wait)));
+  absl::Status status = Exec(writer_, "BEGIN IMMEDIATE");
+  if (status.ok()) status = Exec(writer_, "UPDATE meta SET value = value WHERE key = 'store_id'");
   if (status.ok()) {
-    status = Exec("COMMIT");
+    status = Exec(writer_, "COMMIT");
   } else {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
   }
-  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  sqlite3_busy_timeout(writer_, kBusyTimeoutMs);
   return status;
 }
 
 absl::StatusOr<std::map<v1::JobState, int64_t>> JobStore::CountByState() {
-  absl::MutexLock lock(&mu_);
-  Statement q(db_, "SELECT state, COUNT(*) FROM jobs GROUP BY state");
-  if (!q.ok()) return SqliteError(db_, "prepare count");
+  absl::MutexLock lock(&read_mu_);
+  Statement q(reader_, "SELECT state, COUNT(*) FROM jobs GROUP BY state");
+  if (!q.ok()) return SqliteError(reader_, "prepare count");
   std::map<v1::JobState, int64_t> counts;
   int rc;
   while ((rc = q.Step()) == SQLITE_ROW) counts[static_cast<v1::JobState>(q.Int(0))] = q.Int(1);
-  if (absl::Status s = EndOfRows(db_, rc, "count"); !s.ok()) return s;
+  if (absl::Status s = EndOfRows(reader_, rc, "count"); !s.ok()) return s;
   return counts;
 }
 

@@ -1,6 +1,8 @@
 // JobStore: the coordinator's durable record of every job, in SQLite (WAL
 // mode). Each job is one row holding the whole Job message, plus the
-// columns that queries need (sequence, request id, state).
+// columns that queries need (sequence, request id, state). Writes come in
+// batches, one transaction and one sync each (see StoreWriter); reads use
+// a second connection, so they never wait behind a commit's sync.
 #ifndef NPUZZLE_SERVICE_JOB_STORE_H_
 #define NPUZZLE_SERVICE_JOB_STORE_H_
 
@@ -40,18 +42,24 @@ class JobStore {
   JobStore(const JobStore&) = delete;
   JobStore& operator=(const JobStore&) = delete;
 
-  struct Inserted {
+  // One job's new row. A change with a seq stores a new job at that place
+  // in submission order; one without replaces the stored job of its id.
+  struct Change {
     v1::Job job;
-    int64_t seq = 0;     // submission order
-    bool added = false;  // false: the request id was known; `job` is the stored one
+    int64_t seq = 0;
   };
-  // Stores a new job, unless its spec's request_id names a stored job.
-  absl::StatusOr<Inserted> Insert(const v1::Job& job);
+  // Applies `changes` in order in one transaction and returns each one's
+  // outcome: AlreadyExists for a new job whose id or request id is taken,
+  // NotFound for a replacement of an unknown job. Any other failure fails
+  // the whole batch, and every outcome is that error.
+  std::vector<absl::Status> Commit(const std::vector<Change>& changes);
+
+  // The largest seq stored (0 in an empty store).
+  absl::StatusOr<int64_t> LastSeq();
 
   // The job a request id created; NotFound if none did.
   absl::StatusOr<v1::Job> FindByRequestId(const std::string& request_id);
 
-  absl::Status Update(const v1::Job& job);
   // NotFound for unknown ids.
   absl::StatusOr<v1::Job> Get(const std::string& id);
 
@@ -82,17 +90,20 @@ class JobStore {
   absl::Status CheckWritable(absl::Duration wait);
 
  private:
-  explicit JobStore(sqlite3* db) : db_(db) {}
-  absl::Status Exec(const char* sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status CheckIntegrity() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  JobStore(sqlite3* writer, sqlite3* reader) : writer_(writer), reader_(reader) {}
+  absl::Status CheckIntegrity() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  absl::Status CheckIdentity(const std::filesystem::path& identity_file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   // The job whose `column` (a fixed column name) equals `value`, with its
   // seq; NotFound(`missing`) when there is none.
   absl::StatusOr<Row> FindRow(const char* column, const std::string& value, absl::string_view missing)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status CheckIdentity(const std::filesystem::path& identity_file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(read_mu_);
+  // One change inside Commit's transaction.
+  absl::Status Apply(const Change& change) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
 
-  absl::Mutex mu_;
-  sqlite3* db_ ABSL_GUARDED_BY(mu_);
+  absl::Mutex write_mu_;
+  sqlite3* const writer_ ABSL_PT_GUARDED_BY(write_mu_);
+  absl::Mutex read_mu_;
+  sqlite3* const reader_ ABSL_PT_GUARDED_BY(read_mu_);
 };
 
 }  // namespace npuzzle

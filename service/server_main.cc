@@ -143,13 +143,13 @@ int Main() {
   options.max_lost_attempts = absl::GetFlag(FLAGS_max_lost_attempts);
   options.lease_timeout = absl::Milliseconds(absl::GetFlag(FLAGS_lease_timeout_ms));
   options.recovery_grace = absl::Milliseconds(absl::GetFlag(FLAGS_recovery_grace_ms));
-  options.default_limits.set_max_nodes(absl::GetFlag(FLAGS_default_max_nodes));
-  options.default_limits.set_max_time_ms(absl::GetFlag(FLAGS_default_max_time_ms));
-  options.default_limits.set_max_memory_mb(absl::GetFlag(FLAGS_default_max_memory_mb));
-  options.ceiling_limits.set_max_nodes(absl::GetFlag(FLAGS_max_nodes_ceiling));
-  options.ceiling_limits.set_max_time_ms(absl::GetFlag(FLAGS_max_time_ms_ceiling));
-  options.ceiling_limits.set_max_memory_mb(absl::GetFlag(FLAGS_max_memory_mb_ceiling));
-  options.max_threads = absl::GetFlag(FLAGS_max_threads_per_job);
+  options.limits.defaults.set_max_nodes(absl::GetFlag(FLAGS_default_max_nodes));
+  options.limits.defaults.set_max_time_ms(absl::GetFlag(FLAGS_default_max_time_ms));
+  options.limits.defaults.set_max_memory_mb(absl::GetFlag(FLAGS_default_max_memory_mb));
+  options.limits.ceilings.set_max_nodes(absl::GetFlag(FLAGS_max_nodes_ceiling));
+  options.limits.ceilings.set_max_time_ms(absl::GetFlag(FLAGS_max_time_ms_ceiling));
+  options.limits.ceilings.set_max_memory_mb(absl::GetFlag(FLAGS_max_memory_mb_ceiling));
+  options.limits.max_threads = absl::GetFlag(FLAGS_max_threads_per_job);
   JobManager manager(store->get(), options);
   if (absl::Status s = manager.Start(); !s.ok()) {
     Log(std::string(s.message()));

@@ -22,20 +22,41 @@ grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const abs
   return reactor;
 }
 
-// Streams one JobWatch to a client. The manager's pushes wake it through a
-// shared cell that outlives the reactor, so a push racing with the end of
+// Streams one JobWatch to a client, from the moment Begin gives it one.
+// The manager's pushes and Solve's submission answer reach it through a
+// shared cell that outlives the reactor, so either racing with the end of
 // the call finds nothing to wake rather than a deleted object.
 class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
  public:
+  struct Cell {
+    absl::Mutex mu;
+    WatchWriter* writer ABSL_GUARDED_BY(mu) = nullptr;
+  };
+
+  WatchWriter() : cell_(std::make_shared<Cell>()) {
+    absl::MutexLock lock(&cell_->mu);
+    cell_->writer = this;
+  }
+
+  // Begins `watch` on whichever writer the cell still holds.
+  static void Begin(const std::shared_ptr<Cell>& cell, absl::StatusOr<std::shared_ptr<JobWatch>> watch) {
+    absl::MutexLock lock(&cell->mu);
+    if (cell->writer != nullptr) cell->writer->Begin(std::move(watch));
+  }
+  std::shared_ptr<Cell> cell() const { return cell_; }
+
   // Either starts streaming `watch` or, with an error, ends at once.
-  WatchWriter(absl::StatusOr<std::shared_ptr<JobWatch>> watch) : cell_(std::make_shared<Cell>()) {
+  void Begin(absl::StatusOr<std::shared_ptr<JobWatch>> watch) {
     if (!watch.ok()) {
-      Finish(ToGrpc(watch.status()));
+      End(ToGrpc(watch.status()));
       return;
     }
-    watch_ = *std::move(watch);
-    cell_->writer = this;
-    watch_->SetWakeup([cell = cell_] {
+    std::shared_ptr<JobWatch> w = *std::move(watch);
+    {
+      absl::MutexLock lock(&mu_);
+      watch_ = w;
+    }
+    w->SetWakeup([cell = cell_] {
       absl::MutexLock lock(&cell->mu);
       if (cell->writer != nullptr) cell->writer->Pump();
     });
@@ -63,9 +84,8 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
     {
       absl::MutexLock lock(&mu_);
       finish = !writing_ && !finished_;
-      if (finish) finished_ = true;
     }
-    if (finish) Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
+    if (finish) End(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
   }
 
   void OnDone() override {
@@ -73,21 +93,30 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
       absl::MutexLock lock(&cell_->mu);
       cell_->writer = nullptr;
     }
-    if (watch_) watch_->Abandon();
+    std::shared_ptr<JobWatch> watch;
+    {
+      absl::MutexLock lock(&mu_);
+      watch = watch_;
+    }
+    if (watch) watch->Abandon();
     delete this;
   }
 
  private:
-  struct Cell {
-    absl::Mutex mu;
-    WatchWriter* writer = nullptr;
-  };
+  void End(const grpc::Status& status) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (finished_) return;
+      finished_ = true;
+    }
+    Finish(status);
+  }
 
   // Sends the next waiting event unless a write is under way.
   void Pump() {
     {
       absl::MutexLock lock(&mu_);
-      if (writing_ || finished_ || last_sent_) return;
+      if (watch_ == nullptr || writing_ || finished_ || last_sent_) return;
       std::optional<v1::JobEvent> next = watch_->Next(&last_sent_);
       if (!next) return;
       current_ = *std::move(next);
@@ -96,9 +125,9 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
     StartWrite(&current_);
   }
 
-  std::shared_ptr<Cell> cell_;
-  std::shared_ptr<JobWatch> watch_;
+  const std::shared_ptr<Cell> cell_;
   absl::Mutex mu_;
+  std::shared_ptr<JobWatch> watch_ ABSL_GUARDED_BY(mu_);
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool last_sent_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
@@ -109,21 +138,28 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
 
 grpc::ServerUnaryReactor* SolverServiceImpl::SubmitJob(grpc::CallbackServerContext* context,
                                                        const v1::SubmitJobRequest* request, v1::Job* response) {
-  absl::StatusOr<v1::Job> job = manager_->Submit(request->spec());
-  if (job.ok()) *response = *std::move(job);
-  return Answer(context, job.status());
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  manager_->Submit(request->spec(), [reactor, response](absl::StatusOr<v1::Job> job) {
+    if (job.ok()) *response = *std::move(job);
+    reactor->Finish(ToGrpc(job.status()));
+  });
+  return reactor;
 }
 
 grpc::ServerWriteReactor<v1::JobEvent>* SolverServiceImpl::WatchJob(grpc::CallbackServerContext*,
                                                                     const v1::WatchJobRequest* request) {
-  return new WatchWriter(manager_->Watch(request->job_id()));
+  auto* writer = new WatchWriter;
+  writer->Begin(manager_->Watch(request->job_id()));
+  return writer;
 }
 
 grpc::ServerWriteReactor<v1::JobEvent>* SolverServiceImpl::Solve(grpc::CallbackServerContext*,
                                                                  const v1::SubmitJobRequest* request) {
-  absl::StatusOr<v1::Job> job = manager_->Submit(request->spec());
-  if (!job.ok()) return new WatchWriter(job.status());
-  return new WatchWriter(manager_->Watch(job->id()));
+  auto* writer = new WatchWriter;
+  manager_->Submit(request->spec(), [manager = manager_, cell = writer->cell()](absl::StatusOr<v1::Job> job) {
+    WatchWriter::Begin(cell, job.ok() ? manager->Watch(job->id()) : job.status());
+  });
+  return writer;
 }
 
 grpc::ServerUnaryReactor* SolverServiceImpl::GetJob(grpc::CallbackServerContext* context,

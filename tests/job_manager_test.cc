@@ -104,7 +104,18 @@ class JobManagerTest : public ::testing::Test {
     hello.set_worker_id(id);
     hello.set_capacity(capacity);
     manager_->Connected(link, hello);
+    manager_->Sync();
     return link;
+  }
+  // Worker messages, each followed by the store writes they cause and
+  // their effects (assignments, events), as a test needs them settled.
+  void Receive(FakeLink* link, const v1::WorkerMessage& m) {
+    manager_->Received(link, m);
+    manager_->Sync();
+  }
+  void Disconnect(FakeLink* link) {
+    manager_->Disconnected(link);
+    manager_->Sync();
   }
   v1::Job Get(const std::string& id) { return *manager_->Get(id); }
 
@@ -130,9 +141,9 @@ TEST_F(JobManagerTest, JobRunsOnAWorkerAndItsResultIsStored) {
   progress.mutable_progress()->set_job_id(job.id());
   progress.mutable_progress()->set_attempt(1);
   progress.mutable_progress()->mutable_progress()->set_expanded(42);
-  manager_->Received(link.get(), progress);
+  Receive(link.get(), progress);
   EXPECT_EQ(Get(job.id()).progress().expanded(), 42u);
-  manager_->Received(link.get(), Finished(a));
+  Receive(link.get(), Finished(a));
 
   const v1::Job done = *store_->Get(job.id());
   EXPECT_EQ(done.state(), v1::JOB_STATE_DONE);
@@ -167,7 +178,7 @@ TEST_F(JobManagerTest, SameRequestIdSameJob) {
 TEST_F(JobManagerTest, RequestIdsAreLookedUpBeforeAdmission) {
   ManagerOptions o = Defaults();
   o.max_queued = 1;
-  o.default_limits.set_max_memory_mb(256);
+  o.limits.defaults.set_max_memory_mb(256);
   Restart(o);
   v1::JobSpec spec = Spec();
   spec.set_request_id("retry-me");
@@ -269,7 +280,7 @@ TEST_F(JobManagerTest, HigherPriorityFirstThenOldestFirst) {
     const auto assigned = link->Assignments();
     ASSERT_FALSE(assigned.empty());
     EXPECT_EQ(assigned.back().job_id(), expected);
-    manager_->Received(link.get(), Finished(assigned.back()));
+    Receive(link.get(), Finished(assigned.back()));
   }
 }
 
@@ -291,7 +302,7 @@ TEST_F(JobManagerTest, CancelQueuedAndRunningJobs) {
     final_job = j;
     stopped.Notify();
   }).ok());
-  manager_->Received(link.get(), Finished(link->Assignments().back(), "cancelled"));
+  Receive(link.get(), Finished(link->Assignments().back(), "cancelled"));
   ASSERT_TRUE(stopped.WaitForNotificationWithTimeout(absl::Seconds(5)));
   EXPECT_EQ(final_job.state(), v1::JOB_STATE_CANCELLED);
 }
@@ -300,7 +311,7 @@ TEST_F(JobManagerTest, LostWorkerJobsMoveToAnotherWorkerAndStaleResultsAreIgnore
   const std::string id = manager_->Submit(Spec())->id();
   auto first = Connect("w1");
   const v1::Assignment a1 = first->Assignments()[0];
-  manager_->Disconnected(first.get());
+  Disconnect(first.get());
   EXPECT_EQ(Get(id).state(), v1::JOB_STATE_QUEUED);
   EXPECT_EQ(Get(id).lost_attempts(), 1);
 
@@ -310,9 +321,9 @@ TEST_F(JobManagerTest, LostWorkerJobsMoveToAnotherWorkerAndStaleResultsAreIgnore
   EXPECT_EQ(a2.attempt(), 2);
   // The first worker comes back with its old result: too late.
   auto back = Connect("w1", 1);
-  manager_->Received(back.get(), Finished(a1));
+  Receive(back.get(), Finished(a1));
   EXPECT_EQ(Get(id).state(), v1::JOB_STATE_RUNNING);
-  manager_->Received(second.get(), Finished(a2));
+  Receive(second.get(), Finished(a2));
   EXPECT_EQ(Get(id).state(), v1::JOB_STATE_DONE);
   EXPECT_EQ(Get(id).worker_id(), "w2");
 }
@@ -322,7 +333,7 @@ TEST_F(JobManagerTest, JobFailsAfterLosingItsWorkerTooOften) {
   for (int i = 0; i < 3; ++i) {
     auto link = Connect("w" + std::to_string(i));
     ASSERT_EQ(link->Assignments().size(), 1u);
-    manager_->Disconnected(link.get());
+    Disconnect(link.get());
   }
   const v1::Job job = Get(id);
   EXPECT_EQ(job.state(), v1::JOB_STATE_FAILED);
@@ -349,8 +360,8 @@ TEST_F(JobManagerTest, ReleasedJobsGoBackWithoutPenalty) {
   released.mutable_released()->set_attempt(1);
   v1::WorkerMessage draining;
   draining.set_draining(true);
-  manager_->Received(link.get(), draining);
-  manager_->Received(link.get(), released);
+  Receive(link.get(), draining);
+  Receive(link.get(), released);
   EXPECT_EQ(Get(id).state(), v1::JOB_STATE_QUEUED);
   EXPECT_EQ(Get(id).lost_attempts(), 0);
   EXPECT_EQ(link->Assignments().size(), 1u);  // draining: nothing new
@@ -410,8 +421,8 @@ TEST_F(JobManagerTest, DrainedRunningJobsWaitForTheirWorkerAfterARestart) {
 TEST_F(JobManagerTest, QueueLimitAndLimitCeilings) {
   ManagerOptions o = Defaults();
   o.max_queued = 2;
-  o.default_limits.set_max_memory_mb(256);
-  o.ceiling_limits.set_max_memory_mb(1024);
+  o.limits.defaults.set_max_memory_mb(256);
+  o.limits.ceilings.set_max_memory_mb(1024);
   Restart(o);
   const v1::Job job = *manager_->Submit(Spec());
   EXPECT_EQ(job.spec().limits().max_memory_mb(), 256u);
@@ -433,9 +444,9 @@ TEST_F(JobManagerTest, SlowWatchersGetEveryStateAndTheResult) {
     p.mutable_progress()->set_job_id(id);
     p.mutable_progress()->set_attempt(1);
     p.mutable_progress()->mutable_progress()->set_expanded(i);
-    manager_->Received(link.get(), p);
+    Receive(link.get(), p);
   }
-  manager_->Received(link.get(), Finished(a));
+  Receive(link.get(), Finished(a));
   bool ended = false;
   const auto events = Drain(*watch, &ended);
   EXPECT_TRUE(ended);
@@ -488,9 +499,9 @@ TEST_F(JobManagerTest, MetricsCountWhatHappened) {
   progress.mutable_progress()->set_job_id(lost->Assignments()[0].job_id());
   progress.mutable_progress()->set_attempt(1);
   progress.mutable_progress()->mutable_progress()->set_nodes_per_second(1500);
-  manager_->Received(lost.get(), progress);
+  Receive(lost.get(), progress);
   EXPECT_EQ(metric("npuzzle_coordinator_worker_node_rate{worker=\"lost\"}"), 1500);
-  manager_->Disconnected(lost.get());
+  Disconnect(lost.get());
   EXPECT_EQ(metric("npuzzle_job_requeues_total{reason=\"worker_lost\"}"), 2);
   EXPECT_EQ(metric("npuzzle_workers_connected"), 0);
 
@@ -500,13 +511,13 @@ TEST_F(JobManagerTest, MetricsCountWhatHappened) {
   EXPECT_EQ(metric("npuzzle_job_attempts_total"), 5);  // 2 on the lost worker, 3 here
   v1::WorkerMessage first = Finished(w->Assignments()[0]);
   first.mutable_finished()->mutable_result()->mutable_stats()->set_expanded(100);
-  manager_->Received(w.get(), first);
-  manager_->Received(w.get(), Finished(w->Assignments()[1]));
+  Receive(w.get(), first);
+  Receive(w.get(), Finished(w->Assignments()[1]));
   v1::WorkerMessage failed;
   failed.mutable_finished()->set_job_id(w->Assignments()[2].job_id());
   failed.mutable_finished()->set_attempt(w->Assignments()[2].attempt());
   failed.mutable_finished()->set_error("boom");
-  manager_->Received(w.get(), failed);
+  Receive(w.get(), failed);
 
   EXPECT_EQ(metric("npuzzle_jobs_finished_total{state=\"done\"}"), 3);
   EXPECT_EQ(metric("npuzzle_jobs_finished_total{state=\"failed\"}"), 1);

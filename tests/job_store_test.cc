@@ -31,11 +31,14 @@ v1::Job MakeJob(int i) {
   return job;
 }
 
+// Stores job `i` as the i-th submission.
+absl::Status Insert(JobStore& store, const v1::Job& job, int i) { return store.Commit({{job, i + 1}})[0]; }
+
 std::string FillStore(const testing::TempDir& dir) {
   const std::string path = dir.path() + "/jobs.db";
   absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
   EXPECT_TRUE(store.ok()) << store.status();
-  for (int i = 0; i < kJobs; ++i) EXPECT_TRUE((*store)->Insert(MakeJob(i)).ok());
+  for (int i = 0; i < kJobs; ++i) EXPECT_TRUE(Insert(**store, MakeJob(i), i).ok());
   return path;
 }
 
@@ -141,7 +144,7 @@ TEST(JobStore, ABackupTakenWhileOpenRestoresEveryJob) {
   const std::string path = dir.path() + "/jobs.db";
   absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
   ASSERT_TRUE(store.ok()) << store.status();
-  for (int i = 0; i < kJobs; ++i) ASSERT_TRUE((*store)->Insert(MakeJob(i)).ok());
+  for (int i = 0; i < kJobs; ++i) ASSERT_TRUE(Insert(**store, MakeJob(i), i).ok());
   const std::string backup = elsewhere.path() + "/backup.db";
   ASSERT_TRUE(JobStore::Backup(path, backup).ok());
   store->reset();
@@ -163,7 +166,7 @@ TEST(JobStore, PagesAreBoundedInBytes) {
   for (int i = 0; i < 30; ++i) {
     v1::Job job = MakeJob(i);
     (*job.mutable_spec()->mutable_labels())["note"] = std::string(100000, 'x');
-    ASSERT_TRUE((*store)->Insert(job).ok());
+    ASSERT_TRUE(Insert(**store, job, i).ok());
   }
   absl::StatusOr<JobStore::Page> page = (*store)->List({}, {}, 1000, 0);
   ASSERT_TRUE(page.ok());

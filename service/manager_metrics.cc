@@ -1,0 +1,83 @@
+#include "service/manager_metrics.h"
+
+#include <utility>
+
+#include "absl/time/time.h"
+
+namespace npuzzle {
+namespace {
+
+absl::Time TimeOf(const google::protobuf::Timestamp& t) {
+  return absl::FromUnixSeconds(t.seconds()) + absl::Nanoseconds(t.nanos());
+}
+
+}  // namespace
+
+ManagerMetrics::ManagerMetrics(Sources sources) : sources_(std::move(sources)) {
+  MetricsRegistry& m = registry_;
+  const std::string finished = "npuzzle_jobs_finished_total";
+  const std::string finished_help = "jobs that reached a final state, by that state";
+  const std::string requeues = "npuzzle_job_requeues_total";
+  const std::string requeues_help = "running jobs put back in the queue, by reason";
+  submitted_ = m.AddCounter("npuzzle_jobs_submitted_total", "jobs accepted (idempotent repeats not counted)");
+  done_ = m.AddCounter(finished, finished_help, {{"state", "done"}});
+  failed_ = m.AddCounter(finished, finished_help, {{"state", "failed"}});
+  cancelled_ = m.AddCounter(finished, finished_help, {{"state", "cancelled"}});
+  attempts_ = m.AddCounter("npuzzle_job_attempts_total", "jobs handed to a worker (each attempt counts)");
+  requeued_lost_ = m.AddCounter(requeues, requeues_help, {{"reason", "worker_lost"}});
+  requeued_released_ = m.AddCounter(requeues, requeues_help, {{"reason", "released"}});
+  nodes_expanded_ = m.AddCounter("npuzzle_nodes_expanded_total", "states expanded by finished jobs");
+  latency_ = m.AddHistogram("npuzzle_job_latency_seconds", "submit to final result, for jobs that end done",
+                            ExponentialBuckets(0.001, 2, 24));
+
+  m.AddCollectedGauge("npuzzle_jobs", "jobs in the store, by state", [this] {
+    std::vector<Sample> samples;
+    absl::StatusOr<std::map<v1::JobState, int64_t>> counts = sources_.jobs_by_state();
+    if (!counts.ok()) return samples;
+    for (const auto& [state, name] : {std::pair{v1::JOB_STATE_QUEUED, "queued"},
+                                      {v1::JOB_STATE_RUNNING, "running"},
+                                      {v1::JOB_STATE_DONE, "done"},
+                                      {v1::JOB_STATE_FAILED, "failed"},
+                                      {v1::JOB_STATE_CANCELLED, "cancelled"}}) {
+      const auto it = counts->find(state);
+      samples.push_back({{{"state", name}}, it == counts->end() ? 0.0 : static_cast<double>(it->second)});
+    }
+    return samples;
+  });
+  m.AddCollectedGauge("npuzzle_queue_depth", "jobs waiting for a worker", [this] {
+    return std::vector<Sample>{{{}, static_cast<double>(sources_.counts().queued)}};
+  });
+  m.AddCollectedGauge("npuzzle_workers_connected", "worker processes connected", [this] {
+    return std::vector<Sample>{{{}, static_cast<double>(sources_.counts().workers)}};
+  });
+  m.AddCollectedGauge("npuzzle_coordinator_worker_free_slots", "jobs each worker could start now",
+                      [this] { return PerWorker(&WorkerGauges::free_slots); });
+  m.AddCollectedGauge("npuzzle_coordinator_worker_running_jobs", "jobs each worker is running",
+                      [this] { return PerWorker(&WorkerGauges::running); });
+  m.AddCollectedGauge("npuzzle_coordinator_worker_node_rate", "states per second each worker's running jobs report",
+                      [this] { return PerWorker(&WorkerGauges::node_rate); });
+}
+
+std::vector<Sample> ManagerMetrics::PerWorker(double WorkerGauges::*value) const {
+  std::vector<Sample> samples;
+  for (const WorkerGauges& w : sources_.workers()) samples.push_back({{{"worker", w.id}}, w.*value});
+  return samples;
+}
+
+void ManagerMetrics::Finished(const v1::Job& job) {
+  switch (job.state()) {
+    case v1::JOB_STATE_DONE:
+      done_->Increment();
+      latency_->Observe(absl::ToDoubleSeconds(TimeOf(job.finish_time()) - TimeOf(job.create_time())));
+      break;
+    case v1::JOB_STATE_FAILED:
+      failed_->Increment();
+      break;
+    default:
+      cancelled_->Increment();
+      break;
+  }
+  nodes_expanded_->Increment(static_cast<double>(job.result().stats().expanded()));
+}
+
+}  // namespace npuzzle

@@ -1,0 +1,68 @@
+// ManagerMetrics: the coordinator's Prometheus metrics. Counters are
+// bumped as things happen; gauges are read at scrape time from the
+// sources the job manager provides.
+#ifndef NPUZZLE_SERVICE_MANAGER_METRICS_H_
+#define NPUZZLE_SERVICE_MANAGER_METRICS_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/metrics.h"
+#include "npuzzle/v1/solver.pb.h"
+
+namespace npuzzle {
+
+struct ManagerCounts {
+  int64_t queued = 0;
+  int64_t running = 0;
+  int64_t workers = 0;
+  int64_t free_slots = 0;
+};
+
+struct WorkerGauges {
+  std::string id;
+  double free_slots = 0;
+  double running = 0;
+  double node_rate = 0;  // states per second its running jobs report
+};
+
+class ManagerMetrics {
+ public:
+  struct Sources {
+    std::function<absl::StatusOr<std::map<v1::JobState, int64_t>>()> jobs_by_state;
+    std::function<ManagerCounts()> counts;
+    std::function<std::vector<WorkerGauges>()> workers;
+  };
+  explicit ManagerMetrics(Sources sources);
+
+  void Submitted() { submitted_->Increment(); }
+  void Attempt() { attempts_->Increment(); }
+  void Requeued(bool lost) { (lost ? requeued_lost_ : requeued_released_)->Increment(); }
+  // A job that reached its final state, as stored.
+  void Finished(const v1::Job& job);
+
+  const MetricsRegistry& registry() const { return registry_; }
+
+ private:
+  std::vector<Sample> PerWorker(double WorkerGauges::*value) const;
+
+  const Sources sources_;
+  MetricsRegistry registry_;
+  Counter* submitted_;
+  Counter* done_;
+  Counter* failed_;
+  Counter* cancelled_;
+  Counter* attempts_;
+  Counter* requeued_lost_;
+  Counter* requeued_released_;
+  Counter* nodes_expanded_;
+  Histogram* latency_;
+};
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_SERVICE_MANAGER_METRICS_H_
