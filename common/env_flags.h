@@ -19,6 +19,7 @@ absl::Status ApplyEnvironmentFlags();
 // NPUZZLE_<FLAG> variables, then the command line. Exits with status 2 and
 // a message naming the variable when one cannot be parsed.
 // Returns the arguments that are not flags (a command), argv[0] left out.
+// Also turns off Abseil's per-lock deadlock detection (tests keep it).
 std::vector<std::string> ParseServiceFlags(int argc, char** argv, const char* usage);
 
 // Writes `contents` to `path` whole or not at all (a temporary file, then

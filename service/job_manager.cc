@@ -54,6 +54,7 @@ JobManager::~JobManager() {
     stopping_ = true;
   }
   if (housekeeper_.joinable()) housekeeper_.join();
+  Sync();
 }
 
 // --- the lock and the writer ---
@@ -75,11 +76,13 @@ void JobManager::HandOff() {
 }
 
 void JobManager::Unlock() {
+  const bool wrote = !writes_.empty();
   HandOff();
   std::vector<std::function<void()>> later;
   later.swap(later_);
   mu_.Unlock();
   for (auto& f : later) f();
+  if (wrote) writer_.Commit();
 }
 
 void JobManager::Committed(std::vector<StoreWriter::Done>& done, const std::vector<absl::Status>& outcomes) {

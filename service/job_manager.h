@@ -8,8 +8,8 @@
 // LimitPolicy (defaults and ceilings), ManagerMetrics, and StoreWriter,
 // through which every change reaches the store.
 //
-// Changes are made in memory under the manager's lock and stored by the
-// writer after the lock is released, many to one commit. What others can
+// Changes are made in memory under the manager's lock and committed by
+// the writer after the lock is released, many to one commit. What others can
 // act on waits for the commit: a client hears of its job, a worker gets its
 // assignment, and watchers get a state only once it is durable; a final
 // state is reported to no one before it is stored.
@@ -123,7 +123,8 @@ class JobManager {
   void Store(const v1::Job& job, int64_t seq, StoreWriter::Done done) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Stores the job's current state, and tells its watchers once stored.
   void StoreState(const Active& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Hands queued writes to the writer; called before the lock is released.
+  // Hands queued writes to the writer; called before the lock is released,
+  // and committed after.
   void HandOff() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Work to do once the lock is released (gRPC completions).
   void Later(std::function<void()> f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { later_.push_back(std::move(f)); }
@@ -170,9 +171,8 @@ class JobManager {
   WorkerPool workers_ ABSL_GUARDED_BY(mu_);
   std::vector<StoreWriter::Write> writes_ ABSL_GUARDED_BY(mu_);
   std::vector<std::function<void()>> later_ ABSL_GUARDED_BY(mu_);
-  std::thread housekeeper_;
-  // Last: destroyed first, committing what is left while the rest exists.
   StoreWriter writer_;
+  std::thread housekeeper_;
 };
 
 }  // namespace npuzzle

@@ -40,13 +40,22 @@ absl::Status EndOfRows(sqlite3* db, int rc, absl::string_view what) {
 // for a long one all the same.
 std::string Shown(const std::string& id) { return id.size() <= 64 ? id : id.substr(0, 64) + "..."; }
 
-// A prepared statement, finalized when it goes out of scope.
+// A prepared statement: prepared here and finalized when it goes out of
+// scope, or borrowed from the store's cache and reset for its next use.
 class Statement {
  public:
   Statement(sqlite3* db, const std::string& sql) : db_(db) {
     if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
   }
-  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(sqlite3* db, sqlite3_stmt* cached) : db_(db), stmt_(cached), cached_(true) {}
+  ~Statement() {
+    if (!cached_) {
+      sqlite3_finalize(stmt_);
+    } else if (stmt_ != nullptr) {
+      sqlite3_reset(stmt_);
+      sqlite3_clear_bindings(stmt_);
+    }
+  }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
 
@@ -69,6 +78,7 @@ class Statement {
  private:
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
+  bool cached_ = false;
 };
 
 bool HasLabels(const v1::Job& job, const std::map<std::string, std::string>& labels) {
@@ -140,6 +150,7 @@ absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path
     if (status.ok()) status = Exec(store->writer_, sql);
   }
   if (status.ok()) status = store->CheckIdentity(std::filesystem::path(path).parent_path() / kIdentityFile);
+  if (status.ok()) status = store->PrepareWrites();
   if (!status.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "job store ", path, " cannot be used: ", status.message(),
@@ -232,9 +243,22 @@ absl::Status JobStore::Backup(const std::string& path, const std::string& to) {
   return status;
 }
 
+absl::Status JobStore::PrepareWrites() {
+  for (auto [stmt, sql] : {std::pair{&begin_, "BEGIN IMMEDIATE"},
+                           {&commit_, "COMMIT"},
+                           {&insert_, "INSERT INTO jobs (seq, id, request_id, state, job) VALUES (?, ?, ?, ?, ?)"},
+                           {&update_, "UPDATE jobs SET state = ?, job = ? WHERE id = ?"}}) {
+    if (sqlite3_prepare_v3(writer_, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt, nullptr) != SQLITE_OK) {
+      return SqliteError(writer_, absl::StrCat("prepare ", sql));
+    }
+  }
+  return absl::OkStatus();
+}
+
 JobStore::~JobStore() {
   absl::MutexLock write_lock(&write_mu_);
   absl::MutexLock read_lock(&read_mu_);
+  for (sqlite3_stmt* stmt : {begin_, commit_, insert_, update_}) sqlite3_finalize(stmt);
   sqlite3_close(reader_);
   sqlite3_close(writer_);
 }
@@ -256,7 +280,7 @@ absl::StatusOr<JobStore::Row> JobStore::FindRow(const char* column, const std::s
 std::vector<absl::Status> JobStore::Commit(const std::vector<Change>& changes) {
   absl::MutexLock lock(&write_mu_);
   std::vector<absl::Status> outcomes;
-  absl::Status failed = Exec(writer_, "BEGIN IMMEDIATE");
+  absl::Status failed = Step(begin_, "begin");
   for (const Change& change : changes) {
     if (!failed.ok()) break;
     absl::Status outcome = Apply(change);
@@ -264,7 +288,7 @@ std::vector<absl::Status> JobStore::Commit(const std::vector<Change>& changes) {
     if (!own) failed = outcome;
     outcomes.push_back(std::move(outcome));
   }
-  if (failed.ok()) failed = Exec(writer_, "COMMIT");
+  if (failed.ok()) failed = Step(commit_, "commit");
   if (!failed.ok()) {
     if (!sqlite3_get_autocommit(writer_)) sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
     outcomes.assign(changes.size(), failed);
@@ -272,12 +296,16 @@ std::vector<absl::Status> JobStore::Commit(const std::vector<Change>& changes) {
   return outcomes;
 }
 
+absl::Status JobStore::Step(sqlite3_stmt* stmt, absl::string_view what) {
+  Statement statement(writer_, stmt);
+  return statement.Step() == SQLITE_DONE ? absl::OkStatus() : SqliteError(writer_, what);
+}
+
 absl::Status JobStore::Apply(const Change& change) {
   const v1::Job& job = change.job;
   const std::string blob = job.SerializeAsString();
   if (change.seq > 0) {
-    Statement insert(writer_, "INSERT INTO jobs (seq, id, request_id, state, job) VALUES (?, ?, ?, ?, ?)");
-    if (!insert.ok()) return SqliteError(writer_, "prepare insert");
+    Statement insert(writer_, insert_);
     insert.Bind(1, change.seq);
     insert.Bind(2, job.id());
     if (job.spec().request_id().empty()) {
@@ -293,8 +321,7 @@ absl::Status JobStore::Apply(const Change& change) {
     }
     return SqliteError(writer_, "insert");
   }
-  Statement update(writer_, "UPDATE jobs SET state = ?, job = ? WHERE id = ?");
-  if (!update.ok()) return SqliteError(writer_, "prepare update");
+  Statement update(writer_, update_);
   update.Bind(1, job.state());
   update.BindBlob(2, blob);
   update.Bind(3, job.id());

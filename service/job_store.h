@@ -20,6 +20,7 @@
 #include "npuzzle/v1/solver.pb.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace npuzzle {
 
@@ -97,11 +98,19 @@ class JobStore {
   // seq; NotFound(`missing`) when there is none.
   absl::StatusOr<Row> FindRow(const char* column, const std::string& value, absl::string_view missing)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(read_mu_);
+  // The statements every commit runs, prepared once.
+  absl::Status PrepareWrites() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // Runs one of them that returns no rows.
+  absl::Status Step(sqlite3_stmt* stmt, absl::string_view what) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   // One change inside Commit's transaction.
   absl::Status Apply(const Change& change) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
 
   absl::Mutex write_mu_;
   sqlite3* const writer_ ABSL_PT_GUARDED_BY(write_mu_);
+  sqlite3_stmt* begin_ ABSL_GUARDED_BY(write_mu_) = nullptr;
+  sqlite3_stmt* commit_ ABSL_GUARDED_BY(write_mu_) = nullptr;
+  sqlite3_stmt* insert_ ABSL_GUARDED_BY(write_mu_) = nullptr;
+  sqlite3_stmt* update_ ABSL_GUARDED_BY(write_mu_) = nullptr;
   absl::Mutex read_mu_;
   sqlite3* const reader_ ABSL_PT_GUARDED_BY(read_mu_);
 };

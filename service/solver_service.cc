@@ -64,15 +64,12 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
   }
 
   void OnWriteDone(bool ok) override {
-    bool finish = false;
     {
       absl::MutexLock lock(&mu_);
       writing_ = false;
-      if (!ok || last_sent_) finish = !finished_;
-      if (finish) finished_ = true;
     }
-    if (finish) {
-      Finish(ok ? grpc::Status::OK : grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
+    if (!ok) {
+      End(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
       return;
     }
     Pump();
@@ -112,17 +109,25 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
     Finish(status);
   }
 
-  // Sends the next waiting event unless a write is under way.
+  // Sends the next waiting event unless a write is under way. The last
+  // one goes out with the call's status, in one step.
   void Pump() {
+    bool last;
     {
       absl::MutexLock lock(&mu_);
       if (watch_ == nullptr || writing_ || finished_ || last_sent_) return;
       std::optional<v1::JobEvent> next = watch_->Next(&last_sent_);
       if (!next) return;
       current_ = *std::move(next);
-      writing_ = true;
+      last = last_sent_;
+      writing_ = !last;
+      finished_ = last;
     }
-    StartWrite(&current_);
+    if (last) {
+      StartWriteAndFinish(&current_, grpc::WriteOptions(), grpc::Status::OK);
+    } else {
+      StartWrite(&current_);
+    }
   }
 
   const std::shared_ptr<Cell> cell_;

@@ -4,19 +4,6 @@
 
 namespace npuzzle {
 
-StoreWriter::StoreWriter(JobStore* store, Completions completions)
-    : store_(store), completions_(std::move(completions)) {
-  thread_ = std::thread([this] { Run(); });
-}
-
-StoreWriter::~StoreWriter() {
-  {
-    absl::MutexLock lock(&mu_);
-    stopping_ = true;
-  }
-  thread_.join();
-}
-
 void StoreWriter::Append(std::vector<Write> writes) {
   absl::MutexLock lock(&mu_);
   for (Write& w : writes) {
@@ -25,44 +12,29 @@ void StoreWriter::Append(std::vector<Write> writes) {
   }
 }
 
-void StoreWriter::WaitIdle() {
-  absl::MutexLock lock(&mu_);
-  mu_.Await(absl::Condition(
-      +[](StoreWriter* w) ABSL_NO_THREAD_SAFETY_ANALYSIS { return w->pending_.empty() && !w->busy_; }, this));
-}
-
-int64_t StoreWriter::batches() const {
-  absl::MutexLock lock(&mu_);
-  return batches_;
-}
-
-int64_t StoreWriter::writes() const {
-  absl::MutexLock lock(&mu_);
-  return writes_;
-}
-
-void StoreWriter::Run() {
-  std::vector<JobStore::Change> batch;
-  std::vector<Done> done;
+void StoreWriter::Commit() {
+  bool led = false;
   for (;;) {
+    std::vector<JobStore::Change> batch;
+    std::vector<Done> done;
     {
       absl::MutexLock lock(&mu_);
-      busy_ = false;
-      mu_.Await(absl::Condition(
-          +[](StoreWriter* w) ABSL_NO_THREAD_SAFETY_ANALYSIS { return !w->pending_.empty() || w->stopping_; },
-          this));
-      if (pending_.empty()) return;
+      if (led) leading_ = false;
+      if (leading_ || pending_.empty()) return;
+      leading_ = led = true;
       batch.swap(pending_);
       done.swap(pending_done_);
-      busy_ = true;
-      ++batches_;
-      writes_ += static_cast<int64_t>(batch.size());
     }
     const std::vector<absl::Status> outcomes = store_->Commit(batch);
     completions_(done, outcomes);
-    batch.clear();
-    done.clear();
   }
+}
+
+void StoreWriter::WaitIdle() {
+  Commit();
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(
+      +[](StoreWriter* w) ABSL_NO_THREAD_SAFETY_ANALYSIS { return w->pending_.empty() && !w->leading_; }, this));
 }
 
 }  // namespace npuzzle
