@@ -60,7 +60,13 @@ JobManager::~JobManager() {
 // --- the lock and the writer ---
 
 void JobManager::Store(const v1::Job& job, int64_t seq, StoreWriter::Done done) {
-  writes_.push_back({{job, seq}, std::move(done)});
+  writes_.push_back({{job, seq}, [this, id = job.id(), attempt = job.attempt(), done = std::move(done)](
+                                     const absl::Status& stored) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                       if (auto it = active_.find(id); stored.ok() && it != active_.end()) {
+                         it->second.durable_attempt = attempt;
+                       }
+                       if (done) done(stored);
+                     }});
 }
 
 void JobManager::StoreState(const Active& a) {
@@ -86,6 +92,7 @@ void JobManager::Unlock() {
 }
 
 void JobManager::Committed(std::vector<StoreWriter::Done>& done, const std::vector<absl::Status>& outcomes) {
+  metrics_.Committed(done.size());
   mu_.Lock();
   for (size_t i = 0; i < done.size(); ++i) {
     if (done[i]) done[i](outcomes[i]);
@@ -108,6 +115,10 @@ absl::Status JobManager::Start() {
     Active& a = active_[row.job.id()];
     a.job = std::move(row.job);
     a.seq = row.seq;
+    a.durable_attempt = a.job.attempt();
+    // The last coordinator may have sent the next attempt before storing
+    // it (see Assign): that number is never used again.
+    a.min_attempt = a.job.attempt() + 2;
     absl::Time not_before = absl::InfinitePast();
     if (a.job.state() == v1::JOB_STATE_RUNNING) {
       // Its worker may still be at it: give it time to reconnect.
@@ -207,9 +218,14 @@ void JobManager::Admitted(const std::string& id, const v1::JobSpec& submitted, c
   metrics_.Submitted();
   auto it = active_.find(id);
   if (it == active_.end()) return;
-  const v1::Job now = it->second.final_job ? *it->second.final_job : it->second.job;
-  // An unsolvable job was stored final: it is done now.
-  if (it->second.final_job) FinalStored(id, stored);
+  Active& a = it->second;
+  // An unsolvable job was stored final: it is done now. (A solvable one
+  // may be finishing too, its result not yet stored: it is reported as
+  // it stands.)
+  const bool stored_final = a.final_job && a.job.state() != v1::JOB_STATE_QUEUED &&
+                            a.job.state() != v1::JOB_STATE_RUNNING;
+  const v1::Job now = stored_final ? *a.final_job : a.job;
+  if (stored_final) FinalStored(id, stored);
   Later([reply, now] { reply(now); });
 }
 
@@ -459,22 +475,41 @@ void JobManager::Dispatch() {
   }
 }
 
+// An assignment goes to its worker at once when its attempt number is one
+// past the job's last durable one, so that the search overlaps the commit;
+// otherwise once it is stored. Were the coordinator to crash before the
+// commit, its successor starts each job at two past the stored number, so
+// no attempt number is ever given twice: at most one attempt is ever
+// ahead of the disk, and that one is skipped.
 void JobManager::Assign(Active& a, Worker& w, bool adopted) {
   a.job.set_state(v1::JOB_STATE_RUNNING);
   if (!adopted) {
-    a.job.set_attempt(a.job.attempt() + 1);
+    a.job.set_attempt(std::max(a.job.attempt() + 1, a.min_attempt));
     a.job.set_worker_id(w.id);
     a.job.clear_progress();
     a.node_rate = 0;
     SetTime(a.job.mutable_start_time(), absl::Now());
   }
   workers_.Assign(w, a.job.id());
+  const bool early = !adopted && a.job.attempt() == a.durable_attempt + 1;
+  if (early) SendAssignment(a, w);
   Store(a.job, 0,
-        [this, id = a.job.id(), attempt = a.job.attempt(), adopted](const absl::Status& stored)
-            ABSL_NO_THREAD_SAFETY_ANALYSIS { AssignmentStored(id, attempt, adopted, stored); });
+        [this, id = a.job.id(), attempt = a.job.attempt(), adopted, early](const absl::Status& stored)
+            ABSL_NO_THREAD_SAFETY_ANALYSIS { AssignmentStored(id, attempt, adopted, early, stored); });
 }
 
-void JobManager::AssignmentStored(const std::string& id, int attempt, bool adopted, const absl::Status& stored) {
+void JobManager::SendAssignment(const Active& a, Worker& w) {
+  metrics_.Attempt();
+  v1::CoordinatorMessage m;
+  v1::Assignment* assign = m.mutable_assign();
+  assign->set_job_id(a.job.id());
+  assign->set_attempt(a.job.attempt());
+  *assign->mutable_spec() = a.job.spec();
+  w.link->Send(m);
+}
+
+void JobManager::AssignmentStored(const std::string& id, int attempt, bool adopted, bool sent,
+                                  const absl::Status& stored) {
   auto it = active_.find(id);
   if (it == active_.end()) return;
   Active& a = it->second;
@@ -483,14 +518,14 @@ void JobManager::AssignmentStored(const std::string& id, int attempt, bool adopt
   // the writes that followed speak for it then.
   if (w == nullptr || Assigned(*w, id, attempt) == nullptr) return;
   if (!stored.ok()) {
-    // A job is never out without the store knowing: take it back.
+    // A job does not stay out without the store knowing: take it back.
     workers_.Release(*w, id);
     w->link->Send(CancelMessage(id, attempt));
     a.job.set_state(v1::JOB_STATE_QUEUED);
     queue_.Push(id, a.job.spec().priority(), a.seq);
     return;
   }
-  if (a.cancel_requested && !adopted) {
+  if (a.cancel_requested && !adopted && !sent) {
     // Cancelled before its worker heard of it.
     workers_.Release(*w, id);
     v1::Result result;
@@ -499,14 +534,7 @@ void JobManager::AssignmentStored(const std::string& id, int attempt, bool adopt
     return;
   }
   events_.State(a.job);
-  if (adopted) return;
-  metrics_.Attempt();
-  v1::CoordinatorMessage m;
-  v1::Assignment* assign = m.mutable_assign();
-  assign->set_job_id(id);
-  assign->set_attempt(attempt);
-  *assign->mutable_spec() = a.job.spec();
-  w->link->Send(m);
+  if (!adopted && !sent) SendAssignment(a, *w);
 }
 
 void JobManager::Requeue(Active& a, bool lost) {
@@ -568,12 +596,12 @@ void JobManager::Forget(const std::string& id) {
   auto it = active_.find(id);
   if (it == active_.end()) return;
   queue_.Erase(id);
-  ReleaseLease(it->second);
+  const Active& a = it->second;
+  // Its assignment may have gone out ahead of the commit that failed.
+  if (Worker* w = workers_.FindById(a.job.worker_id()); w != nullptr && workers_.Release(*w, id)) {
+    w->link->Send(CancelMessage(id, a.job.attempt()));
+  }
   active_.erase(it);
-}
-
-void JobManager::ReleaseLease(const Active& a) {
-  if (Worker* w = workers_.FindById(a.job.worker_id())) workers_.Release(*w, a.job.id());
 }
 
 // --- lifecycle ---

@@ -9,10 +9,13 @@
 // through which every change reaches the store.
 //
 // Changes are made in memory under the manager's lock and committed by
-// the writer after the lock is released, many to one commit. What others can
-// act on waits for the commit: a client hears of its job, a worker gets its
-// assignment, and watchers get a state only once it is durable; a final
-// state is reported to no one before it is stored.
+// the writer after the lock is released, many to one commit. A client
+// hears of its job, and watchers get a state, only once it is durable; a
+// final state is reported to no one before it is stored. The one thing
+// that may run ahead of the disk is an assignment, so that a worker's
+// search overlaps the commit: a worker's result counts only through the
+// job it names, which is stored first, and attempt numbers are kept
+// unique across crashes (see Assign).
 #ifndef NPUZZLE_SERVICE_JOB_MANAGER_H_
 #define NPUZZLE_SERVICE_JOB_MANAGER_H_
 
@@ -112,6 +115,10 @@ class JobManager {
     // reported as `job`, and nothing else may happen to it.
     std::optional<v1::Job> final_job;
     double node_rate = 0;  // from the running attempt's latest progress
+    // The attempt in the job's last durable write, and the least number
+    // its next attempt may have (see Assign).
+    int durable_attempt = 0;
+    int min_attempt = 0;
   };
 
   // The answer to a spec whose request id names `known`: that job as it is
@@ -138,8 +145,9 @@ class JobManager {
   void Dispatch() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Gives the job to `w` (`adopted`: `w` already runs it at this attempt).
   void Assign(Active& a, Worker& w, bool adopted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void AssignmentStored(const std::string& id, int attempt, bool adopted, const absl::Status& stored)
+  void AssignmentStored(const std::string& id, int attempt, bool adopted, bool sent, const absl::Status& stored)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendAssignment(const Active& a, Worker& w) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Back to the queue; `lost` counts against the job.
   void Requeue(Active& a, bool lost) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Ends the job: stored first, then reported, then forgotten.
@@ -148,8 +156,6 @@ class JobManager {
   void FinalStored(const std::string& id, const absl::Status& stored) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Drops an admitted job whose insertion failed.
   void Forget(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Takes the job from its worker's leases, if that worker holds it.
-  void ReleaseLease(const Active& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void HandleFinished(Worker& w, const v1::JobFinished& f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DropWorker(WorkerLink* link) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The active job `w` runs at `attempt`, or null.

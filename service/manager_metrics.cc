@@ -27,6 +27,8 @@ ManagerMetrics::ManagerMetrics(Sources sources) : sources_(std::move(sources)) {
   requeued_lost_ = m.AddCounter(requeues, requeues_help, {{"reason", "worker_lost"}});
   requeued_released_ = m.AddCounter(requeues, requeues_help, {{"reason", "released"}});
   nodes_expanded_ = m.AddCounter("npuzzle_nodes_expanded_total", "states expanded by finished jobs");
+  commits_ = m.AddCounter("npuzzle_store_commits_total", "job store commits, each one transaction and one sync");
+  writes_ = m.AddCounter("npuzzle_store_writes_total", "job changes stored (many share a commit under load)");
   latency_ = m.AddHistogram("npuzzle_job_latency_seconds", "submit to final result, for jobs that end done",
                             ExponentialBuckets(0.001, 2, 24));
 

@@ -44,6 +44,11 @@ class ManagerMetrics {
   void Requeued(bool lost) { (lost ? requeued_lost_ : requeued_released_)->Increment(); }
   // A job that reached its final state, as stored.
   void Finished(const v1::Job& job);
+  // One store commit of `writes` changes.
+  void Committed(size_t writes) {
+    commits_->Increment();
+    writes_->Increment(static_cast<double>(writes));
+  }
 
   const MetricsRegistry& registry() const { return registry_; }
 
@@ -60,6 +65,8 @@ class ManagerMetrics {
   Counter* requeued_lost_;
   Counter* requeued_released_;
   Counter* nodes_expanded_;
+  Counter* commits_;
+  Counter* writes_;
   Histogram* latency_;
 };
 

@@ -2,9 +2,14 @@
 // file, fake worker links that record what they are sent.
 #include "service/job_manager.h"
 
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <climits>
 #include <functional>
 #include <memory>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
@@ -53,6 +58,26 @@ class FakeLink : public WorkerLink {
   absl::Mutex mu_;
   std::vector<v1::CoordinatorMessage> sent_;
   std::string closed_;
+};
+
+// Holds the store's write lock from a connection of its own, as another
+// process could: commits wait behind it until it is released.
+class StoreWriteLock {
+ public:
+  explicit StoreWriteLock(const std::string& path) {
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db_), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  ~StoreWriteLock() { Release(); }
+  void Release() {
+    if (db_ == nullptr) return;
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(db_);
+    db_ = nullptr;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
 };
 
 v1::JobSpec Spec(const std::string& board = "8 1 3 4 0 2 7 6 5") {
@@ -416,6 +441,118 @@ TEST_F(JobManagerTest, DrainedRunningJobsWaitForTheirWorkerAfterARestart) {
   EXPECT_EQ(Get(id).state(), v1::JOB_STATE_RUNNING);
   EXPECT_EQ(Get(id).worker_id(), "w1");
   EXPECT_EQ(Get(id).attempt(), 1);
+}
+
+// The manager's lock is never held across a commit: while one waits for
+// the disk, everything else still answers. A worker hears of its job
+// while the job's commit is under way (its search overlaps the sync), but
+// its result is reported to no one before it is stored, even when it
+// arrives first.
+TEST_F(JobManagerTest, NothingWaitsForADiskCommitButWhatNeedsIt) {
+  const std::string earlier = manager_->Submit(Spec())->id();
+  auto link = Connect("w1", 2);
+  ASSERT_EQ(link->Assignments().size(), 1u);
+
+  auto held = std::make_unique<StoreWriteLock>(dir_.path() + "/jobs.db");
+  absl::Notification answered;
+  absl::StatusOr<v1::Job> submitted;
+  std::thread client([&] {
+    submitted = manager_->Submit(Spec("1 2 3 4 5 6 7 0 8"));
+    answered.Notify();
+  });
+  const absl::Time deadline = absl::Now() + absl::Seconds(2);
+  while (link->Assignments().size() < 2 && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(1));
+  ASSERT_EQ(link->Assignments().size(), 2u) << "the assignment waited for the commit";
+  const v1::Assignment a = link->Assignments()[1];
+  EXPECT_FALSE(answered.HasBeenNotified()) << "the client heard of a job not yet stored";
+
+  // Everything else answers while the commit waits.
+  const absl::Time asked = absl::Now();
+  EXPECT_EQ(Get(earlier).state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(manager_->Counts().running, 2);
+  auto watch = *manager_->Watch(a.job_id());
+  manager_->Received(link.get(), Finished(a));
+  EXPECT_LT(absl::Now() - asked, absl::Seconds(1));
+
+  // The result arrived first, but nobody hears of it until it is stored.
+  EXPECT_EQ(Get(a.job_id()).state(), v1::JOB_STATE_RUNNING);
+  bool ended = false;
+  Drain(*watch, &ended);
+  EXPECT_FALSE(ended);
+  EXPECT_TRUE(absl::IsNotFound(store_->Get(a.job_id()).status()));
+
+  held->Release();
+  client.join();
+  ASSERT_TRUE(submitted.ok()) << submitted.status();
+  EXPECT_NE(submitted->state(), v1::JOB_STATE_DONE);
+  manager_->Sync();
+  EXPECT_EQ(store_->Get(a.job_id())->state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(Get(a.job_id()).result().moves(), "UD");
+  const auto events = Drain(*watch, &ended);
+  EXPECT_TRUE(ended);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().state().state(), v1::JOB_STATE_DONE);
+}
+
+// Changes made while a commit is under way share the next one.
+TEST_F(JobManagerTest, ConcurrentChangesShareCommits) {
+  constexpr int kJobs = 200;
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 8; ++c) {
+    clients.emplace_back([&] {
+      for (int i = 0; i < kJobs / 8; ++i) ASSERT_TRUE(manager_->Submit(Spec()).ok());
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  const std::string metrics = manager_->metrics().Render();
+  const double commits = testing::MetricValue(metrics, "npuzzle_store_commits_total").value_or(-1);
+  const double writes = testing::MetricValue(metrics, "npuzzle_store_writes_total").value_or(-1);
+  EXPECT_EQ(writes, kJobs);
+  EXPECT_LT(commits, kJobs) << "no two submissions shared a commit";
+  EXPECT_GE(commits, 1);
+}
+
+// An attempt may go out ahead of its commit; if the coordinator dies
+// before the commit, its successor never gives that attempt's number to
+// another run of the job.
+TEST_F(JobManagerTest, AnAttemptNumberIsNeverGivenTwice) {
+  const std::string id = manager_->Submit(Spec())->id();
+  manager_.reset();
+  store_.reset();
+  // The crash happens in a child process: it sends attempt 2 while the
+  // commit that stores it waits for the write lock, and dies there.
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto store = *JobStore::Open(dir_.path() + "/jobs.db");
+    auto manager = std::make_unique<JobManager>(store.get(), Defaults());
+    if (!manager->Start().ok()) _exit(2);
+    auto w1 = std::make_shared<FakeLink>();
+    v1::WorkerHello hello;
+    hello.set_worker_id("w1");
+    manager->Connected(w1, hello);
+    manager->Sync();
+    manager->Disconnected(w1.get());  // attempt 1 lost; the job is queued again
+    manager->Sync();
+    StoreWriteLock held(dir_.path() + "/jobs.db");
+    auto w2 = std::make_shared<FakeLink>();
+    hello.set_worker_id("w2");
+    std::thread([&] { manager->Connected(w2, hello); }).detach();
+    for (int i = 0; i < 2000 && w2->Assignments().empty(); ++i) absl::SleepFor(absl::Milliseconds(1));
+    // Exits with the attempt w2 was sent, as its commit waits.
+    _exit(w2->Assignments().size() == 1 ? w2->Assignments()[0].attempt() : 100);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  const int sent = WEXITSTATUS(status);
+  ASSERT_LT(sent, 100) << "the child did not send the attempt ahead of its commit";
+
+  Restart();
+  EXPECT_EQ(Get(id).attempt(), sent - 1) << "the stored attempt is the one before";
+  auto w3 = Connect("w3");
+  ASSERT_EQ(w3->Assignments().size(), 1u);
+  EXPECT_GT(w3->Assignments()[0].attempt(), sent) << "that attempt may still be running on w2";
 }
 
 TEST_F(JobManagerTest, QueueLimitAndLimitCeilings) {
