@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <climits>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <memory>
 #include <thread>
 
@@ -665,6 +667,23 @@ TEST_F(JobManagerTest, MetricsCountWhatHappened) {
   EXPECT_EQ(metric("npuzzle_nodes_expanded_total"), 100);
   EXPECT_EQ(metric("npuzzle_queue_depth"), 0);
   EXPECT_EQ(metric("npuzzle_coordinator_worker_free_slots{worker=\"w\"}"), 3);
+}
+
+// The metrics list operators read (deploy/README.md) names every family
+// the coordinator exports.
+TEST_F(JobManagerTest, EveryMetricIsDocumented) {
+  std::ifstream in(std::string(NPUZZLE_SOURCE_DIR) + "/deploy/README.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(doc.empty());
+  std::istringstream rendered(manager_->metrics().Render());
+  int families = 0;
+  for (std::string line; std::getline(rendered, line);) {
+    if (line.rfind("# TYPE ", 0) != 0) continue;
+    const std::string name = line.substr(7, line.find(' ', 7) - 7);
+    ++families;
+    EXPECT_THAT(doc, HasSubstr("`" + name)) << name << " is not in deploy/README.md";
+  }
+  EXPECT_GT(families, 10);
 }
 
 }  // namespace
