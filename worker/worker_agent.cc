@@ -95,6 +95,8 @@ void WorkerAgent::Run() {
   auto channel = grpc::CreateCustomChannel(options_.coordinator, grpc::InsecureChannelCredentials(), args);
   auto stub = v1::WorkerService::NewStub(channel);
   std::thread sender([this] { SendLoop(); });
+  std::vector<std::thread> runners;
+  for (int i = 0; i < std::max(1, options_.concurrency); ++i) runners.emplace_back([this] { RunJobs(); });
   absl::BitGen random;
   absl::Duration backoff = absl::Milliseconds(100);
   for (;;) {
@@ -114,12 +116,7 @@ void WorkerAgent::Run() {
     backoff = std::min(backoff * 2, absl::Seconds(2));
   }
   sender.join();
-  std::vector<std::pair<std::shared_ptr<Job>, std::thread>> threads;
-  {
-    absl::MutexLock lock(&mu_);
-    threads.swap(threads_);
-  }
-  for (auto& [job, thread] : threads) thread.join();
+  for (std::thread& runner : runners) runner.join();
 }
 
 void WorkerAgent::Session(v1::WorkerService::Stub& stub) {
@@ -189,19 +186,23 @@ void WorkerAgent::StartJob(const v1::Assignment& assignment) {
       return;
     }
     jobs_[job->id] = job;
-    ReapFinished();
-    threads_.emplace_back(job, std::thread([this, job, spec = assignment.spec()] { RunJob(job, spec); }));
+    waiting_.emplace_back(job, assignment.spec());
   }
 }
 
-void WorkerAgent::ReapFinished() {
-  // A finished job's thread only has to return: joining it here, under
-  // the lock, cannot wait on anything that needs the lock.
-  std::erase_if(threads_, [](auto& entry) {
-    if (!entry.first->finished) return false;
-    entry.second.join();
-    return true;
-  });
+void WorkerAgent::RunJobs() {
+  for (;;) {
+    std::pair<std::shared_ptr<Job>, v1::JobSpec> next;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !waiting_.empty() || stopped_; };
+      mu_.Await(absl::Condition(&ready));
+      if (waiting_.empty()) return;
+      next = std::move(waiting_.front());
+      waiting_.pop_front();
+    }
+    RunJob(std::move(next.first), std::move(next.second));
+  }
 }
 
 void WorkerAgent::RunJob(std::shared_ptr<Job> job, v1::JobSpec spec) {
@@ -255,7 +256,6 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, v1::JobSpec spec) {
   // the message above is on it.
   absl::MutexLock lock(&mu_);
   jobs_.erase(job->id);
-  job->finished = true;
 }
 
 void WorkerAgent::SendLoop() {

@@ -60,14 +60,13 @@ class WorkerAgent {
     std::optional<v1::Progress> unsent_progress;
     uint64_t counted_expanded = 0;  // already added to the expanded counter
     double node_rate = 0;
-    bool finished = false;  // its thread touches nothing of the agent's any more
   };
 
   void Session(v1::WorkerService::Stub& stub);
   void StartJob(const v1::Assignment& assignment);
+  // A runner thread: runs waiting jobs until the agent stops.
+  void RunJobs();
   void RunJob(std::shared_ptr<Job> job, v1::JobSpec spec);
-  // Joins the threads of jobs that have finished.
-  void ReapFinished() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes on the current stream; false when there is none or it failed.
   bool Send(const v1::WorkerMessage& message);
   void SendLoop();
@@ -85,9 +84,9 @@ class WorkerAgent {
 
   absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<Job>> jobs_ ABSL_GUARDED_BY(mu_);
-  // Every job's thread, owned and joined: finished ones when the next job
-  // starts, the rest before Run returns.
-  std::vector<std::pair<std::shared_ptr<Job>, std::thread>> threads_ ABSL_GUARDED_BY(mu_);
+  // Jobs waiting for one of the `concurrency` runner threads, which Run
+  // starts and joins (a thread per job costs more than a trivial job).
+  std::deque<std::pair<std::shared_ptr<Job>, v1::JobSpec>> waiting_ ABSL_GUARDED_BY(mu_);
   // Recent results, repeated in each hello: one written just before a link
   // broke may never have arrived, and the coordinator ignores repeats.
   std::deque<v1::JobFinished> recent_ ABSL_GUARDED_BY(mu_);
