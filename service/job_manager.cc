@@ -82,13 +82,11 @@ void JobManager::HandOff() {
 }
 
 void JobManager::Unlock() {
-  const bool wrote = !writes_.empty();
   HandOff();
   std::vector<std::function<void()>> later;
   later.swap(later_);
   mu_.Unlock();
   for (auto& f : later) f();
-  if (wrote) writer_.Commit();
 }
 
 void JobManager::Committed(std::vector<StoreWriter::Done>& done, const std::vector<absl::Status>& outcomes) {

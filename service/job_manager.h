@@ -131,7 +131,7 @@ class JobManager {
   // Stores the job's current state, and tells its watchers once stored.
   void StoreState(const Active& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Hands queued writes to the writer; called before the lock is released,
-  // and committed after.
+  // so the writer sees changes in the order they were made.
   void HandOff() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Work to do once the lock is released (gRPC completions).
   void Later(std::function<void()> f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { later_.push_back(std::move(f)); }
@@ -177,8 +177,9 @@ class JobManager {
   WorkerPool workers_ ABSL_GUARDED_BY(mu_);
   std::vector<StoreWriter::Write> writes_ ABSL_GUARDED_BY(mu_);
   std::vector<std::function<void()>> later_ ABSL_GUARDED_BY(mu_);
-  StoreWriter writer_;
   std::thread housekeeper_;
+  // Last: destroyed first, committing what is left while the rest exists.
+  StoreWriter writer_;
 };
 
 }  // namespace npuzzle

@@ -4,6 +4,19 @@
 
 namespace npuzzle {
 
+StoreWriter::StoreWriter(JobStore* store, Completions completions)
+    : store_(store), completions_(std::move(completions)) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+StoreWriter::~StoreWriter() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  thread_.join();
+}
+
 void StoreWriter::Append(std::vector<Write> writes) {
   absl::MutexLock lock(&mu_);
   for (Write& w : writes) {
@@ -12,29 +25,32 @@ void StoreWriter::Append(std::vector<Write> writes) {
   }
 }
 
-void StoreWriter::Commit() {
-  bool led = false;
+void StoreWriter::WaitIdle() {
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(
+      +[](StoreWriter* w) ABSL_NO_THREAD_SAFETY_ANALYSIS { return w->pending_.empty() && !w->busy_; }, this));
+}
+
+void StoreWriter::Run() {
+  std::vector<JobStore::Change> batch;
+  std::vector<Done> done;
   for (;;) {
-    std::vector<JobStore::Change> batch;
-    std::vector<Done> done;
     {
       absl::MutexLock lock(&mu_);
-      if (led) leading_ = false;
-      if (leading_ || pending_.empty()) return;
-      leading_ = led = true;
+      busy_ = false;
+      mu_.Await(absl::Condition(
+          +[](StoreWriter* w) ABSL_NO_THREAD_SAFETY_ANALYSIS { return !w->pending_.empty() || w->stopping_; },
+          this));
+      if (pending_.empty()) return;
       batch.swap(pending_);
       done.swap(pending_done_);
+      busy_ = true;
     }
     const std::vector<absl::Status> outcomes = store_->Commit(batch);
     completions_(done, outcomes);
+    batch.clear();
+    done.clear();
   }
-}
-
-void StoreWriter::WaitIdle() {
-  Commit();
-  absl::MutexLock lock(&mu_);
-  mu_.Await(absl::Condition(
-      +[](StoreWriter* w) ABSL_NO_THREAD_SAFETY_ANALYSIS { return w->pending_.empty() && !w->leading_; }, this));
 }
 
 }  // namespace npuzzle
