@@ -4,6 +4,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "engine/solvability.h"
@@ -655,6 +656,45 @@ ManagerCounts JobManager::Counts() {
                        .running = workers_.running(),
                        .workers = static_cast<int64_t>(workers_.size()),
                        .free_slots = workers_.free_slots()};
+}
+
+absl::Status JobManager::CheckInvariants() {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> problems;
+  int64_t leases = 0;
+  workers_.ForEach([&](const Worker& w) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    for (const std::string& id : w.running) {
+      ++leases;
+      auto it = active_.find(id);
+      if (it == active_.end()) {
+        problems.push_back(absl::StrCat(w.id, " holds a lease on ", id, ", which is not unfinished"));
+      } else if (it->second.job.state() != v1::JOB_STATE_RUNNING || it->second.job.worker_id() != w.id ||
+                 it->second.final_job || queue_.Contains(id)) {
+        problems.push_back(absl::StrCat(w.id, " holds a lease on ", id, ", which is ",
+                                        v1::JobState_Name(it->second.job.state()), " on ", it->second.job.worker_id(),
+                                        it->second.final_job ? ", finishing" : "",
+                                        queue_.Contains(id) ? ", queued" : ""));
+      }
+    }
+  });
+  if (leases != workers_.running()) problems.push_back("the pool's count of leases is wrong");
+  int64_t queued = 0;
+  for (const auto& [id, a] : active_) {
+    if (a.final_job) continue;
+    const bool in_queue = queue_.Contains(id);
+    queued += in_queue;
+    if (a.job.state() == v1::JOB_STATE_QUEUED && !in_queue) problems.push_back(id + " is queued but not in the queue");
+    if (a.job.state() == v1::JOB_STATE_RUNNING) {
+      Worker* w = workers_.FindById(a.job.worker_id());
+      if (w == nullptr || !w->running.contains(id)) problems.push_back(id + " is running without a lease");
+    }
+    if (a.job.state() != v1::JOB_STATE_QUEUED && a.job.state() != v1::JOB_STATE_RUNNING) {
+      problems.push_back(absl::StrCat(id, " is unfinished in state ", v1::JobState_Name(a.job.state())));
+    }
+  }
+  if (queued != static_cast<int64_t>(queue_.size())) problems.push_back("the queue holds jobs that are not unfinished");
+  if (problems.empty()) return absl::OkStatus();
+  return absl::InternalError(absl::StrJoin(problems, "; "));
 }
 
 std::vector<WorkerGauges> JobManager::WorkerSamples() {

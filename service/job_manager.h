@@ -102,6 +102,11 @@ class JobManager {
 
   ManagerCounts Counts();
 
+  // What must hold between calls (tests and fuzzers check it): each
+  // unfinished job is queued or held by exactly the worker it names, never
+  // both; every lease is on a running job of its worker. Call after Sync.
+  absl::Status CheckInvariants();
+
   // The coordinator's Prometheus metrics. Scraping calls into the manager,
   // so whatever serves them must stop before the manager is destroyed.
   const MetricsRegistry& metrics() const { return metrics_.registry(); }

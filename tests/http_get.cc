@@ -28,7 +28,7 @@ absl::StatusOr<HttpResponse> HttpGet(const std::string& ipv4, int port, const st
     return absl::UnavailableError(absl::StrCat("cannot connect to ", ipv4, ":", port));
   }
   const std::string request = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", ipv4, "\r\n\r\n");
-  if (write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
+  if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) {
     close(fd);
     return absl::UnavailableError("write failed");
   }

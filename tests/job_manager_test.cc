@@ -131,18 +131,24 @@ class JobManagerTest : public ::testing::Test {
     hello.set_worker_id(id);
     hello.set_capacity(capacity);
     manager_->Connected(link, hello);
-    manager_->Sync();
+    Settle();
     return link;
+  }
+  // Waits for the writes made so far and their effects, then checks the
+  // manager's invariants.
+  void Settle() {
+    manager_->Sync();
+    EXPECT_TRUE(manager_->CheckInvariants().ok()) << manager_->CheckInvariants();
   }
   // Worker messages, each followed by the store writes they cause and
   // their effects (assignments, events), as a test needs them settled.
   void Receive(FakeLink* link, const v1::WorkerMessage& m) {
     manager_->Received(link, m);
-    manager_->Sync();
+    Settle();
   }
   void Disconnect(FakeLink* link) {
     manager_->Disconnected(link);
-    manager_->Sync();
+    Settle();
   }
   v1::Job Get(const std::string& id) { return *manager_->Get(id); }
 

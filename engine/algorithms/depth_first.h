@@ -28,7 +28,10 @@ SearchOutcome DepthFirstSearch(const SearchProblem<H>& p) {
   bool cut_off = false;
   std::vector<std::pair<uint32_t, int>> stack = {{start, 0}};  // record, depth
   while (!found && !stack.empty()) {
-    const auto [id, g] = stack.back();
+    // Named copies, not a structured binding: the successor lambda below
+    // captures them, which clang before 16 does not allow for bindings.
+    const auto id = stack.back().first;
+    const auto g = stack.back().second;
     stack.pop_back();
     if (graph[id].g != g || graph[id].closed) continue;  // superseded entry
     if (max_depth != 0 && g >= max_depth) {

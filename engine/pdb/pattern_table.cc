@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -167,6 +168,12 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std
   t->data_ = static_cast<const uint8_t*>(t->mapping_) + kDataOffset;
   t->size_ = entries;
   if (Crc(t->data_, entries) != h.data_crc) return Damaged(path, "data checksum mismatch");
+  // Save writes zeros between the header and the data; anything else
+  // there means the file was changed, and none but Save's files are used.
+  const uint8_t* gap = static_cast<const uint8_t*>(t->mapping_) + sizeof(Header);
+  if (std::any_of(gap, gap + (kDataOffset - sizeof(Header)), [](uint8_t b) { return b != 0; })) {
+    return Damaged(path, "bytes changed between the header and the data");
+  }
   return std::shared_ptr<const PatternTable>(std::move(t));
 }
 
