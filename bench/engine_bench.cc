@@ -60,10 +60,11 @@ void BM_IdaStarKorf(benchmark::State& state, const char* heuristic) {
   state.counters["generated"] = r.stats.generated;
   state.counters["Mnodes_per_s"] = r.stats.nodes_per_second / 1e6;
 }
-BENCHMARK_CAPTURE(BM_IdaStarKorf, manhattan, "manhattan")
-    ->DenseRange(0, 9)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(BM_IdaStarKorf, manhattan, "manhattan")->DenseRange(0, 9)->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK_CAPTURE(BM_IdaStarKorf, linear_conflict, "linear-conflict")
-    ->DenseRange(0, 9)->Iterations(1)->Unit(benchmark::kSecond);
+    ->DenseRange(0, 9)
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
 
 // The engine's IDA* node rate against the minimal C reference, both single
 // threaded on the same instance in the same run; `ratio` above 1 means the

@@ -151,8 +151,8 @@ int Main() {
   for (std::thread& t : clients) t.join();
   const double seconds = absl::ToDoubleSeconds(absl::Now() - began);
   std::cout << absl::StrFormat(
-      "throughput: %d trivial 3x3 jobs in %.1f s with 2 local workers and %d clients: %.0f jobs/s\n",
-      completed.load(), seconds, absl::GetFlag(FLAGS_clients), completed / seconds);
+      "throughput: %d trivial 3x3 jobs in %.1f s with 2 local workers and %d clients: %.0f jobs/s\n", completed.load(),
+      seconds, absl::GetFlag(FLAGS_clients), completed / seconds);
   return 0;
 }
 

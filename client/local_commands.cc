@@ -68,9 +68,8 @@ int RunLocalSolve() {
     absl::StatusOr<SolveResult> result = Solve(request);
     if (live) std::cerr << "\r\033[K";
     if (!result.ok()) {
-      std::cerr << "npuzzle solve"
-                << (problem.line ? absl::StrCat(" (line ", problem.line, ")") : "")
-                << ": " << result.status().message() << "\n";
+      std::cerr << "npuzzle solve" << (problem.line ? absl::StrCat(" (line ", problem.line, ")") : "") << ": "
+                << result.status().message() << "\n";
       return 2;
     }
     if (result->status != SearchStatus::kSolved && result->status != SearchStatus::kUnsolvable) {
@@ -79,8 +78,7 @@ int RunLocalSolve() {
     if (json) {
       std::cout << ResultToJson(problem.start, problem.goal, *result).dump() << "\n";
     } else {
-      std::cout << RenderHuman(problem.start, problem.goal, *result,
-                               absl::GetFlag(FLAGS_show_steps))
+      std::cout << RenderHuman(problem.start, problem.goal, *result, absl::GetFlag(FLAGS_show_steps))
                 << (problems->size() > 1 ? "\n" : "");
     }
   }
@@ -137,7 +135,8 @@ int RunPdb() {
   for (const auto& group : db->groups()) entries += PatternEntries(puzzle.cells(), static_cast<int>(group.size()));
   std::cout << "pattern databases for " << goal->Dimensions() << " goal " << goal->ToString() << "\n"
             << "groups " << FormatPatternGroups(db->groups()) << (db->mirrored() ? " (with mirror lookups)" : "")
-            << "\n" << entries << " entries (" << entries / (1 << 20) << " MiB), ready in "
+            << "\n"
+            << entries << " entries (" << entries / (1 << 20) << " MiB), ready in "
             << absl::FormatDuration(absl::Now() - start) << "\n";
   return 0;
 }

@@ -50,7 +50,6 @@ int main(int argc, char** argv) {
   }
   if (command == "gen") return npuzzle::RunGenerate();
   if (command == "pdb") return npuzzle::RunPdb();
-  std::cerr << (command.empty() ? "" : "npuzzle: unknown command '" + command + "'\n\n")
-            << kUsage << "\n";
+  std::cerr << (command.empty() ? "" : "npuzzle: unknown command '" + command + "'\n\n") << kUsage << "\n";
   return 2;
 }

@@ -22,16 +22,14 @@ ABSL_FLAG(std::string, file, "", "file of problems, or - for stdin");
 namespace npuzzle {
 namespace {
 
-absl::StatusOr<Problem> ProblemFor(absl::string_view start_text, const absl::string_view* goal_text,
-                                   int line) {
+absl::StatusOr<Problem> ProblemFor(absl::string_view start_text, const absl::string_view* goal_text, int line) {
   Problem p;
   p.line = line;
   absl::StatusOr<Board> start = ParseBoardWithFlags(start_text);
   if (!start.ok()) return start.status();
   p.start = *std::move(start);
-  absl::StatusOr<Board> goal =
-      goal_text != nullptr ? ParseBoard(*goal_text, p.start.rows(), p.start.cols())
-                           : GoalFromFlags(p.start.rows(), p.start.cols());
+  absl::StatusOr<Board> goal = goal_text != nullptr ? ParseBoard(*goal_text, p.start.rows(), p.start.cols())
+                                                    : GoalFromFlags(p.start.rows(), p.start.cols());
   if (!goal.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("goal: ", goal.status().message()));
   }
@@ -49,15 +47,14 @@ absl::StatusOr<std::vector<Problem>> ParseProblemText(const std::string& text) {
   }
   const bool pairs = !GoalFlagGiven();
   if (pairs && lines.size() % 2 != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected pairs of lines (start, then goal) but found ", lines.size(),
-        " board lines; give --goal or --goal-preset to read one start board per line"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected pairs of lines (start, then goal) but found ", lines.size(),
+                     " board lines; give --goal or --goal-preset to read one start board per line"));
   }
   std::vector<Problem> problems;
   std::vector<std::string> errors;
   for (size_t i = 0; i < lines.size(); i += pairs ? 2 : 1) {
-    absl::StatusOr<Problem> p =
-        ProblemFor(lines[i].second, pairs ? &lines[i + 1].second : nullptr, lines[i].first);
+    absl::StatusOr<Problem> p = ProblemFor(lines[i].second, pairs ? &lines[i + 1].second : nullptr, lines[i].first);
     if (p.ok()) {
       problems.push_back(*std::move(p));
     } else {

@@ -6,8 +6,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "engine/puzzle.h"
 #include "engine/moves.h"
+#include "engine/puzzle.h"
 
 namespace npuzzle {
 namespace {
@@ -26,8 +26,8 @@ std::string Duration(absl::Duration d) {
 }
 
 // Two grids side by side under their titles.
-std::string SideBySide(const std::string& left_title, const Board& left,
-                       const std::string& right_title, const Board& right) {
+std::string SideBySide(const std::string& left_title, const Board& left, const std::string& right_title,
+                       const Board& right) {
   std::vector<std::string> a = absl::StrSplit(left.ToGrid(), '\n', absl::SkipEmpty());
   std::vector<std::string> b = absl::StrSplit(right.ToGrid(), '\n', absl::SkipEmpty());
   size_t width = left_title.size();
@@ -42,19 +42,15 @@ std::string SideBySide(const std::string& left_title, const Board& left,
 
 }  // namespace
 
-std::string RenderHuman(const Board& start, const Board& goal,
-                        const SolveResult& result, bool show_steps) {
-  std::string out = SideBySide(absl::StrCat("start (", start.Dimensions(), ")"), start,
-                               "goal", goal);
+std::string RenderHuman(const Board& start, const Board& goal, const SolveResult& result, bool show_steps) {
+  std::string out = SideBySide(absl::StrCat("start (", start.Dimensions(), ")"), start, "goal", goal);
   const SearchStats& s = result.stats;
   const std::string how = absl::StrCat(result.algorithm, result.heuristic == "none" ? "" : " + ",
                                        result.heuristic == "none" ? "" : result.heuristic);
   switch (result.status) {
     case SearchStatus::kSolved:
-      absl::StrAppend(&out, absl::StrFormat("solved in %d moves%s with %s\n",
-                                            result.moves.size(),
-                                            result.optimal ? " (optimal)" : " (not proven optimal)",
-                                            how));
+      absl::StrAppend(&out, absl::StrFormat("solved in %d moves%s with %s\n", result.moves.size(),
+                                            result.optimal ? " (optimal)" : " (not proven optimal)", how));
       absl::StrAppend(&out, "moves (blank): ", MovesToString(result.moves), "\n");
       absl::StrAppend(&out, "tiles moved:   ", absl::StrJoin(result.tile_moves, " "), "\n");
       break;
@@ -62,23 +58,20 @@ std::string RenderHuman(const Board& start, const Board& goal,
       absl::StrAppend(&out, "unsolvable: the start cannot reach this goal (parity)\n");
       return out;
     case SearchStatus::kNodeLimit:
-      absl::StrAppend(&out, absl::StrFormat("no answer within %d state expansions (%s)\n",
-                                            s.expanded, how));
+      absl::StrAppend(&out, absl::StrFormat("no answer within %d state expansions (%s)\n", s.expanded, how));
       break;
     default:
       absl::StrAppend(&out, "no answer: stopped by ", StatusName(result.status), " (", how, ")\n");
   }
-  absl::StrAppend(&out, absl::StrFormat(
-      "expanded %d, generated %d, duplicates %d, max open %d, iterations %d, "
-      "h(start) %d, %s, %s nodes/s\n",
-      s.expanded, s.generated, s.duplicates, s.max_open, s.iterations, s.start_h,
-      Duration(s.elapsed), Compact(s.nodes_per_second)));
+  absl::StrAppend(&out, absl::StrFormat("expanded %d, generated %d, duplicates %d, max open %d, iterations %d, "
+                                        "h(start) %d, %s, %s nodes/s\n",
+                                        s.expanded, s.generated, s.duplicates, s.max_open, s.iterations, s.start_h,
+                                        Duration(s.elapsed), Compact(s.nodes_per_second)));
   if (show_steps && result.status == SearchStatus::kSolved) {
     Board board = start;
     for (size_t i = 0; i < result.moves.size(); ++i) {
       board = *ApplyMoves(board, {result.moves[i]});
-      absl::StrAppend(&out, absl::StrFormat("\nstep %d: %c (tile %d)\n%s", i + 1,
-                                            DirLetter(result.moves[i]),
+      absl::StrAppend(&out, absl::StrFormat("\nstep %d: %c (tile %d)\n%s", i + 1, DirLetter(result.moves[i]),
                                             result.tile_moves[i], board.ToGrid()));
     }
   }
@@ -112,10 +105,9 @@ nlohmann::json ResultToJson(const Board& start, const Board& goal, const SolveRe
 
 std::string RenderProgress(const Progress& p) {
   if (!p.activity.empty()) return p.activity;
-  return absl::StrFormat("%s expanded, %s generated, %s/s, bound %d, best h %d, open %s, %s",
-                         Compact(p.expanded), Compact(p.generated),
-                         Compact(p.nodes_per_second), p.bound, p.best_h,
-                         Compact(p.open_size), Duration(p.elapsed));
+  return absl::StrFormat("%s expanded, %s generated, %s/s, bound %d, best h %d, open %s, %s", Compact(p.expanded),
+                         Compact(p.generated), Compact(p.nodes_per_second), p.bound, p.best_h, Compact(p.open_size),
+                         Duration(p.elapsed));
 }
 
 }  // namespace npuzzle

@@ -12,11 +12,9 @@
 
 namespace npuzzle {
 
-std::string RenderHuman(const Board& start, const Board& goal,
-                        const SolveResult& result, bool show_steps);
+std::string RenderHuman(const Board& start, const Board& goal, const SolveResult& result, bool show_steps);
 
-nlohmann::json ResultToJson(const Board& start, const Board& goal,
-                            const SolveResult& result);
+nlohmann::json ResultToJson(const Board& start, const Board& goal, const SolveResult& result);
 
 // "1.2M nodes, 3.4M/s, bound 52, 1.23 s": the live progress line.
 std::string RenderProgress(const Progress& p);

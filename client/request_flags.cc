@@ -48,9 +48,7 @@ ABSL_FLAG(std::string, data_dir, "",
 
 namespace npuzzle {
 
-bool GoalFlagGiven() {
-  return !absl::GetFlag(FLAGS_goal).empty() || !absl::GetFlag(FLAGS_goal_preset).empty();
-}
+bool GoalFlagGiven() { return !absl::GetFlag(FLAGS_goal).empty() || !absl::GetFlag(FLAGS_goal_preset).empty(); }
 
 absl::StatusOr<Board> ParseBoardWithFlags(absl::string_view text) {
   return ParseBoard(text, absl::GetFlag(FLAGS_rows), absl::GetFlag(FLAGS_cols));
@@ -90,8 +88,8 @@ absl::StatusOr<SolveRequest> RequestFromFlags(RequestFor where) {
     }
     request.options.seed = seed;
   }
-  LimitUnits units{absl::GetFlag(FLAGS_max_nodes), absl::GetFlag(FLAGS_max_time_ms),
-                   absl::GetFlag(FLAGS_max_memory_mb), absl::GetFlag(FLAGS_max_depth)};
+  LimitUnits units{absl::GetFlag(FLAGS_max_nodes), absl::GetFlag(FLAGS_max_time_ms), absl::GetFlag(FLAGS_max_memory_mb),
+                   absl::GetFlag(FLAGS_max_depth)};
   if (where == RequestFor::kLocal) {
     const uint64_t machine = PhysicalMemoryMb();
     if (units.max_memory_mb == 0 || units.max_memory_mb > machine) {

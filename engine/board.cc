@@ -10,12 +10,11 @@
 namespace npuzzle {
 
 absl::Status CheckDimensions(int rows, int cols) {
-  if (rows < kMinSide || rows > kMaxSide || cols < kMinSide ||
-      cols > kMaxSide) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "board size %dx%d is out of range: rows and columns must each be "
-        "between %d and %d",
-        rows, cols, kMinSide, kMaxSide));
+  if (rows < kMinSide || rows > kMaxSide || cols < kMinSide || cols > kMaxSide) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("board size %dx%d is out of range: rows and columns must each be "
+                        "between %d and %d",
+                        rows, cols, kMinSide, kMaxSide));
   }
   return absl::OkStatus();
 }
@@ -34,21 +33,18 @@ std::string DescribeMissing(const std::vector<int>& tiles, int cells) {
     if (!present[t]) missing.push_back(t);
   }
   if (missing.empty()) return "";
-  return absl::StrCat(missing.size() == 1 ? "missing tile " : "missing tiles ",
-                      absl::StrJoin(missing, ", "));
+  return absl::StrCat(missing.size() == 1 ? "missing tile " : "missing tiles ", absl::StrJoin(missing, ", "));
 }
 
 }  // namespace
 
-absl::StatusOr<Board> Board::Create(int rows, int cols,
-                                    std::vector<int> tiles) {
+absl::StatusOr<Board> Board::Create(int rows, int cols, std::vector<int> tiles) {
   if (absl::Status s = CheckDimensions(rows, cols); !s.ok()) return s;
   const int cells = rows * cols;
   const std::string missing = DescribeMissing(tiles, cells);
   if (static_cast<int>(tiles.size()) != cells) {
-    std::string message = absl::StrFormat(
-        "wrong number of tiles for a %dx%d board: expected %d, got %d", rows,
-        cols, cells, tiles.size());
+    std::string message = absl::StrFormat("wrong number of tiles for a %dx%d board: expected %d, got %d", rows, cols,
+                                          cells, tiles.size());
     if (static_cast<int>(tiles.size()) < cells && !missing.empty()) {
       absl::StrAppend(&message, " (", missing, ")");
     }
@@ -62,16 +58,13 @@ absl::StatusOr<Board> Board::Create(int rows, int cols,
     if (t < 0 || t >= cells) continue;
     if (first_seen[t] >= 0) {
       return absl::InvalidArgumentError(
-          t == 0 ? absl::StrFormat("more than one blank (positions %d and %d)",
-                                   first_seen[t] + 1, i + 1)
-                 : absl::StrFormat("duplicate tile %d (positions %d and %d)",
-                                   t, first_seen[t] + 1, i + 1));
+          t == 0 ? absl::StrFormat("more than one blank (positions %d and %d)", first_seen[t] + 1, i + 1)
+                 : absl::StrFormat("duplicate tile %d (positions %d and %d)", t, first_seen[t] + 1, i + 1));
     }
     first_seen[t] = i;
   }
   if (!has_blank) {
-    return absl::InvalidArgumentError(
-        "no blank: one cell must be 0 (or b, _ or . in character rows)");
+    return absl::InvalidArgumentError("no blank: one cell must be 0 (or b, _ or . in character rows)");
   }
   for (int t : tiles) {
     if (t < 0 || t >= cells) {
@@ -86,23 +79,15 @@ absl::StatusOr<Board> Board::Create(int rows, int cols,
   return Board(rows, cols, std::vector<uint8_t>(tiles.begin(), tiles.end()));
 }
 
-int Board::blank() const {
-  return static_cast<int>(std::find(tiles_.begin(), tiles_.end(), 0) -
-                          tiles_.begin());
-}
+int Board::blank() const { return static_cast<int>(std::find(tiles_.begin(), tiles_.end(), 0) - tiles_.begin()); }
 
-std::string Board::Dimensions() const {
-  return absl::StrCat(rows_, "x", cols_);
-}
+std::string Board::Dimensions() const { return absl::StrCat(rows_, "x", cols_); }
 
 std::string Board::ToString() const {
   std::vector<std::string> rows;
   for (int r = 0; r < rows_; ++r) {
-    rows.push_back(absl::StrJoin(tiles_.begin() + r * cols_,
-                                 tiles_.begin() + (r + 1) * cols_, " ",
-                                 [](std::string* out, uint8_t t) {
-                                   absl::StrAppend(out, static_cast<int>(t));
-                                 }));
+    rows.push_back(absl::StrJoin(tiles_.begin() + r * cols_, tiles_.begin() + (r + 1) * cols_, " ",
+                                 [](std::string* out, uint8_t t) { absl::StrAppend(out, static_cast<int>(t)); }));
   }
   return absl::StrJoin(rows, " / ");
 }
@@ -113,8 +98,7 @@ std::string Board::ToGrid() const {
   for (int r = 0; r < rows_; ++r) {
     for (int c = 0; c < cols_; ++c) {
       const int t = at(r, c);
-      absl::StrAppend(&out, absl::StrFormat("%*s", width,
-                                            t == 0 ? "." : absl::StrCat(t)));
+      absl::StrAppend(&out, absl::StrFormat("%*s", width, t == 0 ? "." : absl::StrCat(t)));
     }
     out += '\n';
   }

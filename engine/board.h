@@ -21,8 +21,7 @@ class Board {
 
   // Checks the shape and that the tiles are exactly 0 .. rows*cols-1; the
   // error names the first problem found.
-  static absl::StatusOr<Board> Create(int rows, int cols,
-                                      std::vector<int> tiles);
+  static absl::StatusOr<Board> Create(int rows, int cols, std::vector<int> tiles);
 
   int rows() const { return rows_; }
   int cols() const { return cols_; }
@@ -41,8 +40,7 @@ class Board {
   friend bool operator==(const Board&, const Board&) = default;
 
  private:
-  Board(int rows, int cols, std::vector<uint8_t> tiles)
-      : rows_(rows), cols_(cols), tiles_(std::move(tiles)) {}
+  Board(int rows, int cols, std::vector<uint8_t> tiles) : rows_(rows), cols_(cols), tiles_(std::move(tiles)) {}
 
   int rows_ = 0;
   int cols_ = 0;

@@ -4,17 +4,15 @@
 #ifndef NPUZZLE_ENGINE_BOARD_PARSER_H_
 #define NPUZZLE_ENGINE_BOARD_PARSER_H_
 
-#include "absl/strings/string_view.h"
-
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "engine/board.h"
 
 namespace npuzzle {
 
 // rows and cols of 0 mean "not given": the shape then comes from the rows
 // in the text, or from a square tile count. Errors name what is wrong.
-absl::StatusOr<Board> ParseBoard(absl::string_view text, int rows = 0,
-                                 int cols = 0);
+absl::StatusOr<Board> ParseBoard(absl::string_view text, int rows = 0, int cols = 0);
 
 }  // namespace npuzzle
 

@@ -15,9 +15,11 @@ class BucketQueue {
  public:
   void Push(int priority, uint32_t id) {
     const size_t p = static_cast<size_t>(priority);
-    if (p >= buckets_.size()) [[unlikely]] AddBuckets(p + 1);
+    if (p >= buckets_.size()) [[unlikely]]
+      AddBuckets(p + 1);
     std::vector<uint32_t>& bucket = buckets_[p];
-    if (bucket.size() == bucket.capacity()) [[unlikely]] Grow(bucket);
+    if (bucket.size() == bucket.capacity()) [[unlikely]]
+      Grow(bucket);
     bucket.push_back(id);
     lowest_ = std::min(lowest_, p);
     ++size_;
@@ -35,9 +37,7 @@ class BucketQueue {
   }
 
   size_t size() const { return size_; }
-  uint64_t MemoryBytes() const {
-    return bytes_ + buckets_.capacity() * sizeof(std::vector<uint32_t>);
-  }
+  uint64_t MemoryBytes() const { return bytes_ + buckets_.capacity() * sizeof(std::vector<uint32_t>); }
 
  private:
   [[gnu::noinline]] void AddBuckets(size_t count) { buckets_.resize(count); }

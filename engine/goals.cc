@@ -1,9 +1,9 @@
 #include "engine/goals.h"
 
-#include "absl/strings/string_view.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 
 namespace npuzzle {
 namespace {
@@ -28,9 +28,7 @@ std::vector<int> SpiralOrder(int rows, int cols) {
 
 }  // namespace
 
-std::vector<std::string> GoalPresetNames() {
-  return {"standard", "blank-first", "snail"};
-}
+std::vector<std::string> GoalPresetNames() { return {"standard", "blank-first", "snail"}; }
 
 absl::StatusOr<Board> GoalPreset(absl::string_view name, int rows, int cols) {
   if (absl::Status s = CheckDimensions(rows, cols); !s.ok()) return s;
@@ -46,8 +44,7 @@ absl::StatusOr<Board> GoalPreset(absl::string_view name, int rows, int cols) {
     for (int i = 0; i < cells; ++i) tiles[order[i]] = (i + 1) % cells;
   } else {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown goal preset '", name, "' (known: ",
-                     absl::StrJoin(GoalPresetNames(), ", "), ")"));
+        absl::StrCat("unknown goal preset '", name, "' (known: ", absl::StrJoin(GoalPresetNames(), ", "), ")"));
   }
   return Board::Create(rows, cols, std::move(tiles));
 }

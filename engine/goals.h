@@ -3,10 +3,10 @@
 #define NPUZZLE_ENGINE_GOALS_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "engine/board.h"
 
 namespace npuzzle {

@@ -21,8 +21,7 @@
 namespace npuzzle {
 
 template <class H>
-concept Heuristic = requires(const H& h, const Tiles& s,
-                             const typename H::Node& n, int tile, int cell) {
+concept Heuristic = requires(const H& h, const Tiles& s, const typename H::Node& n, int tile, int cell) {
   { h.Start(s) } -> std::same_as<typename H::Node>;
   { h.Move(s, n, tile, cell, cell) } -> std::same_as<typename H::Node>;
   { H::Value(n) } -> std::convertible_to<int>;

@@ -16,8 +16,7 @@ std::string Name(absl::string_view field, LimitNames names) {
 }
 
 absl::Status TooLarge(absl::string_view field, LimitNames names, uint64_t value, uint64_t max) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(Name(field, names), " ", value, " is too large (at most ", max, ")"));
+  return absl::InvalidArgumentError(absl::StrCat(Name(field, names), " ", value, " is too large (at most ", max, ")"));
 }
 
 }  // namespace

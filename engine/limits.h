@@ -24,8 +24,8 @@ struct LimitUnits {
 // The largest accepted values: far beyond any machine, well inside every
 // conversion (a megabyte count times 2^20 fits in 64 bits, a millisecond
 // count fits absl::Duration).
-inline constexpr uint64_t kMaxTimeMs = uint64_t{1} << 50;      // ~35,000 years
-inline constexpr uint64_t kMaxMemoryMb = uint64_t{1} << 40;    // 1 EiB
+inline constexpr uint64_t kMaxTimeMs = uint64_t{1} << 50;    // ~35,000 years
+inline constexpr uint64_t kMaxMemoryMb = uint64_t{1} << 40;  // 1 EiB
 inline constexpr int64_t kMaxDepthLimit = 1 << 20;
 
 // How errors name the fields: "--max-time-ms" or "limits.max_time_ms".

@@ -33,9 +33,7 @@ class PackedState {
     return s;
   }
 
-  int Get(int cell) const {
-    return static_cast<int>((words_[Word(cell)] >> Shift(cell)) & kMask);
-  }
+  int Get(int cell) const { return static_cast<int>((words_[Word(cell)] >> Shift(cell)) & kMask); }
 
   void Set(int cell, int tile) {
     uint64_t& w = words_[Word(cell)];

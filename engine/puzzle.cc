@@ -6,17 +6,12 @@
 namespace npuzzle {
 
 Puzzle::Puzzle(const Board& goal)
-    : rows_(goal.rows()),
-      cols_(goal.cols()),
-      cells_(goal.cells()),
-      goal_(goal),
-      goal_tiles_(ToTiles(goal)) {
+    : rows_(goal.rows()), cols_(goal.cols()), cells_(goal.cells()), goal_(goal), goal_tiles_(ToTiles(goal)) {
   for (int cell = 0; cell < cells_; ++cell) {
     row_[cell] = static_cast<uint8_t>(cell / cols_);
     col_[cell] = static_cast<uint8_t>(cell % cols_);
     for (int d = 0; d < kNumDirs; ++d) {
-      neighbor_[cell][d] = static_cast<int8_t>(
-          NeighborCell(rows_, cols_, cell, static_cast<Dir>(d)));
+      neighbor_[cell][d] = static_cast<int8_t>(NeighborCell(rows_, cols_, cell, static_cast<Dir>(d)));
     }
     for (int entry = 0; entry <= kNumDirs; ++entry) {
       MoveList& list = successors_[cell][entry];
@@ -50,8 +45,8 @@ absl::StatusOr<Tiles> Puzzle::Replay(const Tiles& start, const std::vector<Dir>&
   for (size_t i = 0; i < moves.size(); ++i) {
     const int to = Neighbor(s.blank(), moves[i]);
     if (to < 0) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "move %d (%c) takes the blank off the board", i + 1, DirLetter(moves[i])));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("move %d (%c) takes the blank off the board", i + 1, DirLetter(moves[i])));
     }
     if (tiles_moved != nullptr) tiles_moved->push_back(s.at[to]);
     Slide(s, s.blank(), to);

@@ -43,9 +43,7 @@ struct Tiles {
     pos[0] = static_cast<uint8_t>(to);
   }
 
-  bool SameCells(const Tiles& other, int cells) const {
-    return std::memcmp(at.data(), other.at.data(), cells) == 0;
-  }
+  bool SameCells(const Tiles& other, int cells) const { return std::memcmp(at.data(), other.at.data(), cells) == 0; }
 };
 
 // The blank's legal moves from one cell, excluding the move that would undo
@@ -100,9 +98,7 @@ class Puzzle {
   int Col(int cell) const { return col_[cell]; }
 
   // Where the blank goes from `cell` moving `d`, or -1 off the board.
-  int Neighbor(int cell, Dir d) const {
-    return neighbor_[cell][static_cast<int>(d)];
-  }
+  int Neighbor(int cell, Dir d) const { return neighbor_[cell][static_cast<int>(d)]; }
 
   // The successors of a node whose blank is on `blank` and entered by
   // `entry` (a Dir, or kNoMove at the start), in order `order`

@@ -7,11 +7,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "absl/strings/string_view.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "engine/algorithms/best_first.h"
 #include "engine/algorithms/breadth_first.h"
@@ -41,39 +41,30 @@ struct HeuristicEntry {
 };
 
 const auto kAlgorithmTable = std::make_tuple(
-    AlgorithmEntry<BreadthFirst, false>{
-        {"bfs", "breadth-first graph search", false, Optimality::kAlways, false}},
+    AlgorithmEntry<BreadthFirst, false>{{"bfs", "breadth-first graph search", false, Optimality::kAlways, false}},
     AlgorithmEntry<DepthFirst, false>{
-        {"dfs", "depth-first graph search (explicit stack; --max-depth bounds it)", false,
-         Optimality::kNever, false}},
+        {"dfs", "depth-first graph search (explicit stack; --max-depth bounds it)", false, Optimality::kNever, false}},
     AlgorithmEntry<IdaStar, false>{
         {"iddfs", "iterative deepening depth-first tree search", false, Optimality::kAlways, false}},
-    AlgorithmEntry<AStar, false>{
-        {"ucs", "uniform-cost search (Dijkstra)", false, Optimality::kAlways, false}},
-    AlgorithmEntry<Greedy, true>{
-        {"greedy", "greedy best-first search on h", true, Optimality::kNever, false}},
+    AlgorithmEntry<AStar, false>{{"ucs", "uniform-cost search (Dijkstra)", false, Optimality::kAlways, false}},
+    AlgorithmEntry<Greedy, true>{{"greedy", "greedy best-first search on h", true, Optimality::kNever, false}},
     AlgorithmEntry<AStar, true>{
         {"astar", "A* graph search with reopening", true, Optimality::kWithAdmissibleHeuristic, false}},
-    AlgorithmEntry<WeightedAStar, true>{
-        {"wastar", "weighted A*: f = g + w h (--weight, default 2)", true,
-         Optimality::kWithAdmissibleAndWeightAtMostOne, true}},
-    AlgorithmEntry<IdaStar, true>{
-        {"idastar", "iterative deepening A* tree search (--threads)", true,
-         Optimality::kWithAdmissibleHeuristic, false}});
+    AlgorithmEntry<WeightedAStar, true>{{"wastar", "weighted A*: f = g + w h (--weight, default 2)", true,
+                                         Optimality::kWithAdmissibleAndWeightAtMostOne, true}},
+    AlgorithmEntry<IdaStar, true>{{"idastar", "iterative deepening A* tree search (--threads)", true,
+                                   Optimality::kWithAdmissibleHeuristic, false}});
 
 const auto kHeuristicTable = std::make_tuple(
     HeuristicEntry<ZeroHeuristic>{{"zero", "h = 0", true, true, false}},
     HeuristicEntry<Misplaced>{{"misplaced", "tiles off their goal cell", true, true, false}},
     HeuristicEntry<Manhattan>{{"manhattan", "sum of tile distances to goal", true, true, false}},
-    HeuristicEntry<LinearConflict>{
-        {"linear-conflict", "Manhattan plus row and column conflicts", true, true, false}},
-    HeuristicEntry<Reversal>{
-        {"reversal", "Manhattan plus adjacent tile-reversal penalty", true, true, false}},
-    HeuristicEntry<PatternDatabase>{
-        {"pdb", "additive pattern databases (--pdb-preset, --pdb-groups)", true,
-         // Each table keeps the minimum over blank positions, so one move can
-         // drop a group's value by more than one.
-         false, true}});
+    HeuristicEntry<LinearConflict>{{"linear-conflict", "Manhattan plus row and column conflicts", true, true, false}},
+    HeuristicEntry<Reversal>{{"reversal", "Manhattan plus adjacent tile-reversal penalty", true, true, false}},
+    HeuristicEntry<PatternDatabase>{{"pdb", "additive pattern databases (--pdb-preset, --pdb-groups)", true,
+                                     // Each table keeps the minimum over blank positions, so one move can
+                                     // drop a group's value by more than one.
+                                     false, true}});
 
 // Heuristics that need options or can fail to build provide Create(), and
 // those with options of their own check them with ValidateOptions().
@@ -113,24 +104,18 @@ const std::vector<HeuristicInfo>& HeuristicList() {
 // Calls f(entry) for the table entry called `name`; false if none is.
 template <class Table, class F>
 bool VisitByName(const Table& table, absl::string_view name, F&& f) {
-  return std::apply(
-      [&](const auto&... entry) {
-        return ((entry.info.name == name && (f(entry), true)) || ...);
-      },
-      table);
+  return std::apply([&](const auto&... entry) { return ((entry.info.name == name && (f(entry), true)) || ...); },
+                    table);
 }
 
 template <class Info>
-absl::Status CheckName(absl::string_view kind, absl::string_view name,
-                       const std::vector<Info>& known) {
+absl::Status CheckName(absl::string_view kind, absl::string_view name, const std::vector<Info>& known) {
   for (const Info& info : known) {
     if (info.name == name) return absl::OkStatus();
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown ", kind, " '", name, "' (known: ",
-      absl::StrJoin(known, ", ",
-                    [](std::string* out, const Info& i) { absl::StrAppend(out, i.name); }),
-      ")"));
+      absl::StrJoin(known, ", ", [](std::string* out, const Info& i) { absl::StrAppend(out, i.name); }), ")"));
 }
 
 template <class Info, class Keep>
@@ -163,39 +148,32 @@ const HeuristicInfo* FindHeuristic(absl::string_view name) {
   return nullptr;
 }
 
-absl::Status CheckAlgorithmName(absl::string_view name) {
-  return CheckName("algorithm", name, AlgorithmList());
-}
+absl::Status CheckAlgorithmName(absl::string_view name) { return CheckName("algorithm", name, AlgorithmList()); }
 
-absl::Status CheckHeuristicName(absl::string_view name) {
-  return CheckName("heuristic", name, HeuristicList());
-}
+absl::Status CheckHeuristicName(absl::string_view name) { return CheckName("heuristic", name, HeuristicList()); }
 
 std::string AlgorithmNames() { return NameList(AlgorithmList(), kAll); }
 std::string HeuristicNames() { return NameList(HeuristicList(), kAll); }
 
-absl::Status ValidateEntryOptions(absl::string_view algorithm_name, absl::string_view heuristic_name,
-                                  bool weight_given, double weight, const Board& goal,
-                                  const HeuristicOptions& options) {
+absl::Status ValidateEntryOptions(absl::string_view algorithm_name, absl::string_view heuristic_name, bool weight_given,
+                                  double weight, const Board& goal, const HeuristicOptions& options) {
   if (absl::Status s = CheckAlgorithmName(algorithm_name); !s.ok()) return s;
   const AlgorithmInfo& algorithm = *FindAlgorithm(algorithm_name);
   if (weight_given) {
     if (!algorithm.takes_weight) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "a weight applies only to ",
-          NameList(AlgorithmList(), [](const AlgorithmInfo& a) { return a.takes_weight; }),
+          "a weight applies only to ", NameList(AlgorithmList(), [](const AlgorithmInfo& a) { return a.takes_weight; }),
           ", not to ", algorithm_name));
     }
     if (!(weight >= 0 && weight <= kMaxWeight)) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("weight %g is out of range (0 to %g)", weight, kMaxWeight));
+      return absl::InvalidArgumentError(absl::StrFormat("weight %g is out of range (0 to %g)", weight, kMaxWeight));
     }
   }
   const bool pattern_groups_given = !options.pdb_preset.empty() || !options.pdb_groups.empty();
   if (!algorithm.uses_heuristic) {
     if (pattern_groups_given) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "a pattern preset or groups apply only to a heuristic, and ", algorithm_name, " uses none"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("a pattern preset or groups apply only to a heuristic, and ", algorithm_name, " uses none"));
     }
     return absl::OkStatus();
   }
@@ -204,10 +182,10 @@ absl::Status ValidateEntryOptions(absl::string_view algorithm_name, absl::string
   VisitByName(kHeuristicTable, heuristic_name, [&](const auto& h) {
     using H = typename std::decay_t<decltype(h)>::Type;
     if (pattern_groups_given && !h.info.takes_pattern_groups) {
-      status = absl::InvalidArgumentError(absl::StrCat(
-          "a pattern preset or groups apply only to ",
-          NameList(HeuristicList(), [](const HeuristicInfo& i) { return i.takes_pattern_groups; }),
-          ", not to ", heuristic_name));
+      status = absl::InvalidArgumentError(
+          absl::StrCat("a pattern preset or groups apply only to ",
+                       NameList(HeuristicList(), [](const HeuristicInfo& i) { return i.takes_pattern_groups; }),
+                       ", not to ", heuristic_name));
     } else {
       status = ValidateHeuristic<H>(goal, options);
     }
@@ -222,10 +200,17 @@ namespace {
 absl::StatusOr<SearchOutcome> StoppedBeforeSearch(const absl::Status& why, absl::Time begin) {
   SearchOutcome out;
   switch (why.code()) {
-    case absl::StatusCode::kCancelled: out.status = SearchStatus::kCancelled; break;
-    case absl::StatusCode::kDeadlineExceeded: out.status = SearchStatus::kTimeLimit; break;
-    case absl::StatusCode::kResourceExhausted: out.status = SearchStatus::kMemoryLimit; break;
-    default: return why;
+    case absl::StatusCode::kCancelled:
+      out.status = SearchStatus::kCancelled;
+      break;
+    case absl::StatusCode::kDeadlineExceeded:
+      out.status = SearchStatus::kTimeLimit;
+      break;
+    case absl::StatusCode::kResourceExhausted:
+      out.status = SearchStatus::kMemoryLimit;
+      break;
+    default:
+      return why;
   }
   out.stats.elapsed = absl::Now() - begin;
   return out;
@@ -233,9 +218,7 @@ absl::StatusOr<SearchOutcome> StoppedBeforeSearch(const absl::Status& why, absl:
 
 }  // namespace
 
-absl::StatusOr<SearchOutcome> RunSearch(const SearchSpec& spec,
-                                        const Puzzle& puzzle,
-                                        const Tiles& start) {
+absl::StatusOr<SearchOutcome> RunSearch(const SearchSpec& spec, const Puzzle& puzzle, const Tiles& start) {
   // The time limit covers building the heuristic's tables as well as the
   // search, and so do cancellation and the memory limit.
   const absl::Time begin = absl::Now();

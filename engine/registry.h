@@ -9,8 +9,8 @@
 #include <span>
 #include <string>
 
-#include "absl/strings/string_view.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "engine/board.h"
 #include "engine/heuristic_options.h"
 #include "engine/puzzle.h"
@@ -19,9 +19,9 @@
 namespace npuzzle {
 
 enum class Optimality {
-  kNever,                    // dfs, greedy
-  kAlways,                   // bfs, iddfs, ucs
-  kWithAdmissibleHeuristic,  // astar, idastar
+  kNever,                             // dfs, greedy
+  kAlways,                            // bfs, iddfs, ucs
+  kWithAdmissibleHeuristic,           // astar, idastar
   kWithAdmissibleAndWeightAtMostOne,  // wastar
 };
 
@@ -64,9 +64,8 @@ std::string HeuristicNames();
 // use them; a heuristic's own options are checked against the goal (pattern
 // groups must partition its tiles). `heuristic` is ignored when the
 // algorithm uses none.
-absl::Status ValidateEntryOptions(absl::string_view algorithm, absl::string_view heuristic,
-                                  bool weight_given, double weight, const Board& goal,
-                                  const HeuristicOptions& options);
+absl::Status ValidateEntryOptions(absl::string_view algorithm, absl::string_view heuristic, bool weight_given,
+                                  double weight, const Board& goal, const HeuristicOptions& options);
 
 // What a search run is asked for beyond the problem itself.
 struct SearchSpec {
@@ -80,9 +79,7 @@ struct SearchSpec {
 // Builds the heuristic and runs the algorithm. Errors only for unknown names
 // or a heuristic that cannot be built for this puzzle (a bad pattern group,
 // an unwritable table directory).
-absl::StatusOr<SearchOutcome> RunSearch(const SearchSpec& spec,
-                                        const Puzzle& puzzle,
-                                        const Tiles& start);
+absl::StatusOr<SearchOutcome> RunSearch(const SearchSpec& spec, const Puzzle& puzzle, const Tiles& start);
 
 }  // namespace npuzzle
 

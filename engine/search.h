@@ -8,9 +8,9 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "engine/moves.h"
 
@@ -31,10 +31,10 @@ absl::string_view StatusName(SearchStatus s);
 std::optional<SearchStatus> StatusFromName(absl::string_view name);
 
 struct SearchLimits {
-  uint64_t max_expanded = 0;       // 0: no limit
+  uint64_t max_expanded = 0;  // 0: no limit
   absl::Duration max_time = absl::InfiniteDuration();
-  uint64_t max_memory_bytes = 0;   // open + closed sets; 0: no limit
-  int max_depth = 0;               // depth-first searches; 0: no limit
+  uint64_t max_memory_bytes = 0;  // open + closed sets; 0: no limit
+  int max_depth = 0;              // depth-first searches; 0: no limit
 };
 
 // A snapshot handed to the progress observer.
@@ -42,8 +42,8 @@ struct Progress {
   uint64_t expanded = 0;
   uint64_t generated = 0;
   uint64_t open_size = 0;
-  int bound = 0;      // current f-bound (best-first) or threshold (IDA*)
-  int best_h = 0;     // lowest h seen so far
+  int bound = 0;   // current f-bound (best-first) or threshold (IDA*)
+  int best_h = 0;  // lowest h seen so far
   absl::Duration elapsed;
   double nodes_per_second = 0;  // generated per second
   // Set while the solve does something other than search (building a

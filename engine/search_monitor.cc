@@ -15,9 +15,8 @@ constexpr absl::Duration kTargetCheckInGap = absl::Milliseconds(2);
 SearchMonitor::SearchMonitor(const SearchOptions& options)
     : options_(options),
       start_(absl::Now()),
-      deadline_(options.limits.max_time == absl::InfiniteDuration()
-                    ? absl::InfiniteFuture()
-                    : start_ + options.limits.max_time) {
+      deadline_(options.limits.max_time == absl::InfiniteDuration() ? absl::InfiniteFuture()
+                                                                    : start_ + options.limits.max_time) {
   absl::MutexLock lock(&mu_);
   last_check_in_ = start_;
   next_progress_ = start_ + options_.progress_interval;
@@ -86,11 +85,9 @@ bool SearchMonitor::CheckIn(WorkCounter& c) {
       stop_status_ = SearchStatus::kCancelled;
     } else if (now >= deadline_) {
       stop_status_ = SearchStatus::kTimeLimit;
-    } else if (options_.limits.max_memory_bytes != 0 &&
-               c.memory_bytes > options_.limits.max_memory_bytes) {
+    } else if (options_.limits.max_memory_bytes != 0 && c.memory_bytes > options_.limits.max_memory_bytes) {
       stop_status_ = SearchStatus::kMemoryLimit;
-    } else if (options_.limits.max_expanded != 0 &&
-               granted_ >= options_.limits.max_expanded) {
+    } else if (options_.limits.max_expanded != 0 && granted_ >= options_.limits.max_expanded) {
       stop_status_ = SearchStatus::kNodeLimit;
     } else {
       if (now - last_check_in_ < kTargetCheckInGap) {
@@ -134,8 +131,7 @@ SearchStats SearchMonitor::Finish(WorkCounter& c, int start_h) {
   return stats;
 }
 
-SearchOutcome SearchMonitor::Conclude(WorkCounter& c, int start_h,
-                                      std::optional<std::vector<Dir>> path,
+SearchOutcome SearchMonitor::Conclude(WorkCounter& c, int start_h, std::optional<std::vector<Dir>> path,
                                       SearchStatus exhausted) {
   SearchOutcome out;
   if (path) {

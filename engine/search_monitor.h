@@ -67,9 +67,7 @@ class SearchMonitor {
   SearchStats Finish(WorkCounter& c, int start_h);
   // The search's outcome: solved with `path` when there is one, else why it
   // stopped, else `exhausted` (the search ran out of states to try).
-  SearchOutcome Conclude(WorkCounter& c, int start_h,
-                         std::optional<std::vector<Dir>> path,
-                         SearchStatus exhausted);
+  SearchOutcome Conclude(WorkCounter& c, int start_h, std::optional<std::vector<Dir>> path, SearchStatus exhausted);
   // For threads that finish before the caller's own counter does.
   void Flush(WorkCounter& c);
 

@@ -10,8 +10,7 @@ namespace npuzzle {
 absl::Status CheckSameShape(const Board& start, const Board& goal) {
   if (start.rows() != goal.rows() || start.cols() != goal.cols()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("start is ", start.Dimensions(), " but goal is ",
-                     goal.Dimensions()));
+        absl::StrCat("start is ", start.Dimensions(), " but goal is ", goal.Dimensions()));
   }
   return absl::OkStatus();
 }
@@ -33,8 +32,7 @@ bool IsSolvable(const Board& start, const Board& goal) {
 
   const int from = start.blank(), to = goal.blank();
   const int cols = start.cols();
-  const int blank_distance =
-      std::abs(from / cols - to / cols) + std::abs(from % cols - to % cols);
+  const int blank_distance = std::abs(from / cols - to / cols) + std::abs(from % cols - to % cols);
   return permutation_parity == blank_distance % 2;
 }
 

@@ -9,12 +9,14 @@
 namespace npuzzle {
 namespace {
 
-bool GuaranteedOptimal(const AlgorithmInfo& algorithm,
-                       const HeuristicInfo& heuristic, double weight) {
+bool GuaranteedOptimal(const AlgorithmInfo& algorithm, const HeuristicInfo& heuristic, double weight) {
   switch (algorithm.optimality) {
-    case Optimality::kNever: return false;
-    case Optimality::kAlways: return true;
-    case Optimality::kWithAdmissibleHeuristic: return heuristic.admissible;
+    case Optimality::kNever:
+      return false;
+    case Optimality::kAlways:
+      return true;
+    case Optimality::kWithAdmissibleHeuristic:
+      return heuristic.admissible;
     case Optimality::kWithAdmissibleAndWeightAtMostOne:
       return heuristic.admissible && weight <= 1.0;
   }
@@ -27,9 +29,8 @@ absl::Status ValidateSolveRequest(const SolveRequest& request) {
   if (absl::Status s = CheckSameShape(request.start, request.goal); !s.ok()) {
     return s;
   }
-  if (absl::Status s = ValidateEntryOptions(request.algorithm, request.heuristic,
-                                            request.weight.has_value(), request.weight.value_or(0),
-                                            request.goal, request.heuristic_options);
+  if (absl::Status s = ValidateEntryOptions(request.algorithm, request.heuristic, request.weight.has_value(),
+                                            request.weight.value_or(0), request.goal, request.heuristic_options);
       !s.ok()) {
     return s;
   }
@@ -49,8 +50,7 @@ absl::Status ValidateSolveRequest(const SolveRequest& request) {
 absl::StatusOr<SolveResult> Solve(const SolveRequest& request) {
   if (absl::Status s = ValidateSolveRequest(request); !s.ok()) return s;
   const AlgorithmInfo& algorithm = *FindAlgorithm(request.algorithm);
-  const std::string heuristic_name =
-      algorithm.uses_heuristic ? request.heuristic : "zero";
+  const std::string heuristic_name = algorithm.uses_heuristic ? request.heuristic : "zero";
   const double weight = request.weight.value_or(kDefaultWeight);
 
   SolveResult result;
@@ -62,10 +62,8 @@ absl::StatusOr<SolveResult> Solve(const SolveRequest& request) {
   }
 
   const Puzzle puzzle(request.goal);
-  const SearchSpec spec{request.algorithm, heuristic_name, weight, request.options,
-                        request.heuristic_options};
-  absl::StatusOr<SearchOutcome> outcome =
-      RunSearch(spec, puzzle, Puzzle::ToTiles(request.start));
+  const SearchSpec spec{request.algorithm, heuristic_name, weight, request.options, request.heuristic_options};
+  absl::StatusOr<SearchOutcome> outcome = RunSearch(spec, puzzle, Puzzle::ToTiles(request.start));
   if (!outcome.ok()) return outcome.status();
 
   result.status = outcome->status;
@@ -75,8 +73,7 @@ absl::StatusOr<SolveResult> Solve(const SolveRequest& request) {
     absl::StatusOr<Tiles> end = puzzle.Replay(Puzzle::ToTiles(request.start), outcome->moves, &tiles);
     if (!end.ok() || !puzzle.IsGoal(*end)) {
       return absl::InternalError(absl::StrCat(
-          request.algorithm, " returned moves that do not reach the goal: ",
-          MovesToString(outcome->moves)));
+          request.algorithm, " returned moves that do not reach the goal: ", MovesToString(outcome->moves)));
     }
     result.moves = std::move(outcome->moves);
     result.tile_moves = std::move(tiles);

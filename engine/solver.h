@@ -27,12 +27,12 @@ struct SolveRequest {
 
 struct SolveResult {
   SearchStatus status = SearchStatus::kSolved;
-  std::vector<Dir> moves;     // the blank's moves
+  std::vector<Dir> moves;       // the blank's moves
   std::vector<int> tile_moves;  // the tile that slid at each move
-  bool optimal = false;       // the answer is guaranteed shortest
+  bool optimal = false;         // the answer is guaranteed shortest
   SearchStats stats;
   std::string algorithm;
-  std::string heuristic;      // "none" for uninformed algorithms
+  std::string heuristic;  // "none" for uninformed algorithms
 };
 
 // Everything Solve would reject, without searching: shapes, names, weight,

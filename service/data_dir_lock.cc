@@ -32,10 +32,10 @@ absl::StatusOr<std::unique_ptr<DataDirLock>> DataDirLock::Acquire(const std::str
     if (error != EWOULDBLOCK) {
       return absl::FailedPreconditionError(absl::StrCat("cannot lock ", path, ": ", strerror(error)));
     }
-    return absl::FailedPreconditionError(absl::StrCat(
-        "data directory ", dir, " is in use by another npuzzle-server",
-        known ? absl::StrCat(" (process ", pid, ")") : std::string(),
-        "; one coordinator per data directory: stop that one or give this one another --data-dir"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("data directory ", dir, " is in use by another npuzzle-server",
+                     known ? absl::StrCat(" (process ", pid, ")") : std::string(),
+                     "; one coordinator per data directory: stop that one or give this one another --data-dir"));
   }
   const std::string pid = absl::StrCat(getpid(), "\n");
   if (ftruncate(fd, 0) != 0 || pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {

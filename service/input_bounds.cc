@@ -39,8 +39,8 @@ absl::Status CheckLabels(const Labels& labels, absl::string_view field) {
   }
   for (const auto& [key, value] : labels) {
     if (key.size() > kMaxLabelKeyBytes) {
-      return absl::InvalidArgumentError(absl::StrCat(field, ": a key of ", key.size(), " bytes is longer than ",
-                                                     kMaxLabelKeyBytes, " bytes"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": a key of ", key.size(), " bytes is longer than ", kMaxLabelKeyBytes, " bytes"));
     }
     if (!IsLabelKey(key)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -61,8 +61,8 @@ absl::Status CheckLabels(const Labels& labels, absl::string_view field) {
 absl::Status CheckSpecBounds(const v1::JobSpec& spec) {
   if (absl::Status s = CheckLabels(spec.labels(), "labels"); !s.ok()) return s;
   if (spec.request_id().size() > kMaxRequestIdBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("request_id has ", spec.request_id().size(),
-                                                   " bytes; at most ", kMaxRequestIdBytes, " are allowed"));
+    return absl::InvalidArgumentError(absl::StrCat("request_id has ", spec.request_id().size(), " bytes; at most ",
+                                                   kMaxRequestIdBytes, " are allowed"));
   }
   if (spec.priority() > kMaxPriority || spec.priority() < -kMaxPriority) {
     return absl::InvalidArgumentError(
@@ -78,8 +78,8 @@ absl::Status CheckLabelFilter(const std::map<std::string, std::string>& labels) 
 absl::Status CheckJobId(absl::string_view id) {
   if (id.empty()) return absl::InvalidArgumentError("job_id is empty");
   if (id.size() > kMaxJobIdBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("job_id has ", id.size(), " bytes; job ids have at most ",
-                                                   kMaxJobIdBytes));
+    return absl::InvalidArgumentError(
+        absl::StrCat("job_id has ", id.size(), " bytes; job ids have at most ", kMaxJobIdBytes));
   }
   for (char c : id) {
     if (!(IsAlnum(c) || c == '-' || c == '_' || c == '.')) {

@@ -61,13 +61,14 @@ JobManager::~JobManager() {
 // --- the lock and the writer ---
 
 void JobManager::Store(const v1::Job& job, int64_t seq, StoreWriter::Done done) {
-  writes_.push_back({{job, seq}, [this, id = job.id(), attempt = job.attempt(), done = std::move(done)](
-                                     const absl::Status& stored) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-                       if (auto it = active_.find(id); stored.ok() && it != active_.end()) {
-                         it->second.durable_attempt = attempt;
-                       }
-                       if (done) done(stored);
-                     }});
+  writes_.push_back({{job, seq},
+                     [this, id = job.id(), attempt = job.attempt(), done = std::move(done)](const absl::Status& stored)
+                         ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                           if (auto it = active_.find(id); stored.ok() && it != active_.end()) {
+                             it->second.durable_attempt = attempt;
+                           }
+                           if (done) done(stored);
+                         }});
 }
 
 void JobManager::StoreState(const Active& a) {
@@ -221,8 +222,8 @@ void JobManager::Admitted(const std::string& id, const v1::JobSpec& submitted, c
   // An unsolvable job was stored final: it is done now. (A solvable one
   // may be finishing too, its result not yet stored: it is reported as
   // it stands.)
-  const bool stored_final = a.final_job && a.job.state() != v1::JOB_STATE_QUEUED &&
-                            a.job.state() != v1::JOB_STATE_RUNNING;
+  const bool stored_final =
+      a.final_job && a.job.state() != v1::JOB_STATE_QUEUED && a.job.state() != v1::JOB_STATE_RUNNING;
   const v1::Job now = stored_final ? *a.final_job : a.job;
   if (stored_final) FinalStored(id, stored);
   Later([reply, now] { reply(now); });
@@ -370,9 +371,9 @@ void JobManager::Connected(std::shared_ptr<WorkerLink> link, const v1::WorkerHel
   for (const v1::JobFinished& f : hello.finished()) HandleFinished(w, f);
   for (const v1::RunningJob& r : hello.running()) {
     auto it = active_.find(r.job_id());
-    const bool adopt = it != active_.end() && !it->second.final_job &&
-                       it->second.job.state() == v1::JOB_STATE_QUEUED && it->second.job.attempt() == r.attempt() &&
-                       it->second.job.worker_id() == w.id && !it->second.cancel_requested;
+    const bool adopt = it != active_.end() && !it->second.final_job && it->second.job.state() == v1::JOB_STATE_QUEUED &&
+                       it->second.job.attempt() == r.attempt() && it->second.job.worker_id() == w.id &&
+                       !it->second.cancel_requested;
     if (adopt) {
       // Still running where it was: keep it there rather than start over.
       queue_.Erase(r.job_id());
@@ -568,9 +569,8 @@ void JobManager::Finish(Active& a, v1::JobState state, const v1::Result* result,
   SetTime(job.mutable_finish_time(), absl::Now());
   queue_.Erase(job.id());
   a.final_job = job;
-  Store(job, 0, [this, id = job.id()](const absl::Status& stored) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    FinalStored(id, stored);
-  });
+  Store(job, 0,
+        [this, id = job.id()](const absl::Status& stored) ABSL_NO_THREAD_SAFETY_ANALYSIS { FinalStored(id, stored); });
 }
 
 void JobManager::FinalStored(const std::string& id, const absl::Status& stored) {
@@ -634,10 +634,10 @@ void JobManager::Drain(absl::Duration grace) {
   // Hand out nothing more; wait for what runs.
   for (WorkerLink* link : workers_.Links()) workers_.SetDraining(*workers_.Find(link), true);
   HandOff();
-  mu_.AwaitWithDeadline(absl::Condition(
-                            +[](WorkerPool* pool) ABSL_NO_THREAD_SAFETY_ANALYSIS { return !pool->AnyRunning(); },
-                            &workers_),
-                        absl::Now() + grace);
+  mu_.AwaitWithDeadline(
+      absl::Condition(
+          +[](WorkerPool* pool) ABSL_NO_THREAD_SAFETY_ANALYSIS { return !pool->AnyRunning(); }, &workers_),
+      absl::Now() + grace);
   for (WorkerLink* link : workers_.Links()) {
     // Its jobs stay recorded as running under this worker and attempt, as
     // after a crash: the next coordinator gives their worker the recovery

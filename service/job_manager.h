@@ -77,13 +77,11 @@ class JobManager {
   absl::StatusOr<v1::Job> Cancel(const std::string& id);
   // Calls `done` with the job once it has finished, or as it stands after
   // `timeout`; at once for finished jobs. NotFound for unknown ids.
-  absl::Status WhenFinished(const std::string& id, absl::Duration timeout,
-                            std::function<void(const v1::Job&)> done);
+  absl::Status WhenFinished(const std::string& id, absl::Duration timeout, std::function<void(const v1::Job&)> done);
   // The job's current state is the watch's first event.
   absl::StatusOr<std::shared_ptr<JobWatch>> Watch(const std::string& id);
   absl::StatusOr<JobStore::Page> List(const std::vector<v1::JobState>& states,
-                                      const std::map<std::string, std::string>& labels, int page_size,
-                                      int64_t before);
+                                      const std::map<std::string, std::string>& labels, int page_size, int64_t before);
 
   void Connected(std::shared_ptr<WorkerLink> link, const v1::WorkerHello& hello);
   void Received(WorkerLink* link, const v1::WorkerMessage& message);

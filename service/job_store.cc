@@ -8,8 +8,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "absl/status/status.h"
 #include "absl/random/random.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -152,10 +152,11 @@ absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path
   if (status.ok()) status = store->CheckIdentity(std::filesystem::path(path).parent_path() / kIdentityFile);
   if (status.ok()) status = store->PrepareWrites();
   if (!status.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "job store ", path, " cannot be used: ", status.message(),
-        ". Restore it from a backup (npuzzle-server backup; see the README), or move the data directory's "
-        "jobs.db* and ", kIdentityFile, " aside to start an empty store."));
+    return absl::FailedPreconditionError(
+        absl::StrCat("job store ", path, " cannot be used: ", status.message(),
+                     ". Restore it from a backup (npuzzle-server backup; see the README), or move the data directory's "
+                     "jobs.db* and ",
+                     kIdentityFile, " aside to start an empty store."));
   }
   return store;
 }
@@ -188,12 +189,13 @@ absl::Status JobStore::CheckIdentity(const std::filesystem::path& identity_file)
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) return SqliteError(writer_, "identity");
   std::string id = rc == SQLITE_ROW ? get.Text(0) : "";
   if (!remembered.empty() && id != remembered) {
-    return absl::DataLossError(absl::StrCat(
-        "this data directory held job store ", remembered, ", but the file is ",
-        id.empty() ? "a new, empty one" : absl::StrCat("another store (", id, ")")));
+    return absl::DataLossError(
+        absl::StrCat("this data directory held job store ", remembered, ", but the file is ",
+                     id.empty() ? "a new, empty one" : absl::StrCat("another store (", id, ")")));
   }
   if (id.empty()) {
-    id = absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(absl::BitGen()), absl::Uniform<uint64_t>(absl::BitGen()));
+    id =
+        absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(absl::BitGen()), absl::Uniform<uint64_t>(absl::BitGen()));
     Statement put(writer_, "INSERT INTO meta (key, value) VALUES ('store_id', ?)");
     if (!put.ok()) return SqliteError(writer_, "prepare identity");
     put.Bind(1, id);
@@ -204,8 +206,8 @@ absl::Status JobStore::CheckIdentity(const std::filesystem::path& identity_file)
     const std::string temporary = identity_file.string() + ".tmp";
     const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     const std::string line = id + "\n";
-    const bool written = fd >= 0 && write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
-                         fsync(fd) == 0;
+    const bool written =
+        fd >= 0 && write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && fsync(fd) == 0;
     if (fd >= 0) close(fd);
     if (!written || rename(temporary.c_str(), identity_file.c_str()) != 0) {
       return absl::InternalError(absl::StrCat("cannot write ", identity_file.string(), ": ", strerror(errno)));
@@ -355,7 +357,7 @@ absl::StatusOr<v1::Job> JobStore::Get(const std::string& id) {
 absl::StatusOr<std::vector<JobStore::Row>> JobStore::Unfinished() {
   absl::MutexLock lock(&read_mu_);
   Statement q(reader_, absl::StrCat("SELECT job, seq FROM jobs WHERE state IN (", v1::JOB_STATE_QUEUED, ", ",
-                                v1::JOB_STATE_RUNNING, ") ORDER BY seq"));
+                                    v1::JOB_STATE_RUNNING, ") ORDER BY seq"));
   if (!q.ok()) return SqliteError(reader_, "prepare unfinished");
   std::vector<Row> rows;
   int rc;
@@ -376,8 +378,7 @@ absl::StatusOr<JobStore::Page> JobStore::List(const std::vector<v1::JobState>& s
   std::string sql = "SELECT job, seq FROM jobs WHERE seq < ?";
   if (!states.empty()) {
     absl::StrAppend(&sql, " AND state IN (",
-                    absl::StrJoin(states, ",", [](std::string* out, v1::JobState s) { absl::StrAppend(out, s); }),
-                    ")");
+                    absl::StrJoin(states, ",", [](std::string* out, v1::JobState s) { absl::StrAppend(out, s); }), ")");
   }
   absl::StrAppend(&sql, " ORDER BY seq DESC");
   Statement q(reader_, sql);

@@ -81,8 +81,8 @@ class JobStore {
   // Newest first, with seq < `before` (0: from the newest), in any of
   // `states` (empty: all) and carrying all of `labels`; at most `page_size`
   // jobs and (beyond the first) kMaxPageBytes of them.
-  absl::StatusOr<Page> List(const std::vector<v1::JobState>& states,
-                            const std::map<std::string, std::string>& labels, int page_size, int64_t before);
+  absl::StatusOr<Page> List(const std::vector<v1::JobState>& states, const std::map<std::string, std::string>& labels,
+                            int page_size, int64_t before);
 
   absl::StatusOr<std::map<v1::JobState, int64_t>> CountByState();
 

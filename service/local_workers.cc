@@ -14,8 +14,7 @@
 
 namespace npuzzle {
 
-LocalWorkers::LocalWorkers(std::vector<std::string> command, int count)
-    : command_(std::move(command)), slots_(count) {}
+LocalWorkers::LocalWorkers(std::vector<std::string> command, int count) : command_(std::move(command)), slots_(count) {}
 
 LocalWorkers::~LocalWorkers() { Stop(absl::ZeroDuration()); }
 
@@ -76,7 +75,7 @@ void LocalWorkers::Supervise() {
           // A worker that ran a while had a reason; one that dies at once
           // is retried ever more slowly.
           s.backoff = now - s.started > absl::Seconds(30) ? absl::Milliseconds(200)
-                                                         : std::min(s.backoff * 2, absl::Seconds(10));
+                                                          : std::min(s.backoff * 2, absl::Seconds(10));
           std::cerr << absl::FormatTime("%Y-%m-%dT%H:%M:%E3S ", now, absl::LocalTimeZone())
                     << "npuzzle-server: local worker " << s.pid << " " << DescribeExit(status) << "; restarting in "
                     << absl::FormatDuration(s.backoff) << std::endl;

@@ -61,8 +61,8 @@ constexpr absl::Duration kStoreCheckInterval = absl::Seconds(1);
 constexpr absl::Duration kStoreCheckWait = absl::Milliseconds(500);
 
 void Log(const std::string& message) {
-  std::cerr << absl::FormatTime("%Y-%m-%dT%H:%M:%E3S ", absl::Now(), absl::LocalTimeZone()) << "npuzzle-server: "
-            << message << std::endl;
+  std::cerr << absl::FormatTime("%Y-%m-%dT%H:%M:%E3S ", absl::Now(), absl::LocalTimeZone())
+            << "npuzzle-server: " << message << std::endl;
 }
 
 std::unique_ptr<grpc::Server> Serve(const std::string& address, const std::vector<grpc::Service*>& services,
@@ -197,8 +197,7 @@ int Main() {
       {WorkerBinary(), absl::StrCat("--coordinator=127.0.0.1:", worker_port), "--concurrency=1",
        absl::StrCat("--data-dir=", data_dir), "--exit-with-parent",
        // They would share one port; the coordinator reports on each of them.
-       "--metrics-listen=",
-       absl::StrCat("--progress-interval-ms=", absl::GetFlag(FLAGS_worker_progress_ms)),
+       "--metrics-listen=", absl::StrCat("--progress-interval-ms=", absl::GetFlag(FLAGS_worker_progress_ms)),
        // By the time they are stopped the coordinator has waited for their
        // jobs already: they need only hand back what is left.
        absl::StrCat("--drain-grace-ms=", kLocalWorkerDrain / absl::Milliseconds(1))},

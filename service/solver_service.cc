@@ -183,11 +183,11 @@ grpc::ServerUnaryReactor* SolverServiceImpl::CancelJob(grpc::CallbackServerConte
   }
   // Answer once the worker has stopped it (or the wait runs out).
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const absl::Status waiting = manager_->WhenFinished(request->job_id(), kCancelWait,
-                                                      [reactor, response](const v1::Job& now) {
-                                                        *response = now;
-                                                        reactor->Finish(grpc::Status::OK);
-                                                      });
+  const absl::Status waiting =
+      manager_->WhenFinished(request->job_id(), kCancelWait, [reactor, response](const v1::Job& now) {
+        *response = now;
+        reactor->Finish(grpc::Status::OK);
+      });
   if (!waiting.ok()) reactor->Finish(ToGrpc(waiting));
   return reactor;
 }
@@ -198,21 +198,20 @@ grpc::ServerUnaryReactor* SolverServiceImpl::ListJobs(grpc::CallbackServerContex
   int64_t before = 0;
   if (!request->page_token().empty() && (request->page_token().size() > kMaxPageTokenBytes ||
                                          !absl::SimpleAtoi(request->page_token(), &before) || before <= 0)) {
-    return Answer(context, absl::InvalidArgumentError(
-                               request->page_token().size() > kMaxPageTokenBytes
-                                   ? std::string("page_token is not one this service gave (too long)")
-                                   : absl::StrCat("page_token '", request->page_token(),
-                                                  "' is not one this service gave")));
+    return Answer(context,
+                  absl::InvalidArgumentError(
+                      request->page_token().size() > kMaxPageTokenBytes
+                          ? std::string("page_token is not one this service gave (too long)")
+                          : absl::StrCat("page_token '", request->page_token(), "' is not one this service gave")));
   }
   if (request->page_size() < 0 || request->page_size() > kMaxPageSize) {
-    return Answer(context, absl::InvalidArgumentError(
-                               absl::StrCat("page_size must be between 0 and ", kMaxPageSize)));
+    return Answer(context, absl::InvalidArgumentError(absl::StrCat("page_size must be between 0 and ", kMaxPageSize)));
   }
   std::vector<v1::JobState> states;
   for (int s : request->states()) states.push_back(static_cast<v1::JobState>(s));
   const std::map<std::string, std::string> labels(request->labels().begin(), request->labels().end());
-  absl::StatusOr<JobStore::Page> page = manager_->List(
-      states, labels, request->page_size() == 0 ? kDefaultPageSize : request->page_size(), before);
+  absl::StatusOr<JobStore::Page> page =
+      manager_->List(states, labels, request->page_size() == 0 ? kDefaultPageSize : request->page_size(), before);
   if (page.ok()) {
     for (v1::Job& job : page->jobs) *response->add_jobs() = std::move(job);
     if (page->next_before != 0) response->set_next_page_token(absl::StrCat(page->next_before));

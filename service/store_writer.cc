@@ -39,8 +39,7 @@ void StoreWriter::Run() {
       absl::MutexLock lock(&mu_);
       busy_ = false;
       mu_.Await(absl::Condition(
-          +[](StoreWriter* w) ABSL_NO_THREAD_SAFETY_ANALYSIS { return !w->pending_.empty() || w->stopping_; },
-          this));
+          +[](StoreWriter* w) ABSL_NO_THREAD_SAFETY_ANALYSIS { return !w->pending_.empty() || w->stopping_; }, this));
       if (pending_.empty()) return;
       batch.swap(pending_);
       done.swap(pending_done_);

@@ -20,9 +20,8 @@ std::string Error(absl::string_view text, int rows = 0, int cols = 0) {
 TEST(ParseBoard, ReadsEveryAcceptedForm) {
   const Board expected = *Board::Create(3, 3, {8, 1, 3, 4, 0, 2, 7, 6, 5});
   for (const char* text : {"8 1 3 4 0 2 7 6 5", "8,1,3,4,0,2,7,6,5", "8, 1, 3, 4, 0, 2, 7, 6, 5",
-                           "8 1 3 / 4 0 2 / 7 6 5", "8 1 3\n4 0 2\n7 6 5\n", "813/402/765",
-                           "813 4b2 765", "813 4_2 765", "813 4.2 765", "8 1 3 4 b 2 7 6 5",
-                           "  8 1 3 4 0 2 7 6 5  "}) {
+                           "8 1 3 / 4 0 2 / 7 6 5", "8 1 3\n4 0 2\n7 6 5\n", "813/402/765", "813 4b2 765",
+                           "813 4_2 765", "813 4.2 765", "8 1 3 4 b 2 7 6 5", "  8 1 3 4 0 2 7 6 5  "}) {
     absl::StatusOr<Board> b = ParseBoard(text);
     ASSERT_TRUE(b.ok()) << text << ": " << b.status();
     EXPECT_EQ(*b, expected) << text;
@@ -47,8 +46,7 @@ TEST(ParseBoard, ShapeFromFlagsRowsOrSquareCount) {
 }
 
 TEST(ParseBoard, WrongCountForTheDimensions) {
-  EXPECT_THAT(Error("1 2 3 4 5 6 7 8 0", 4, 4),
-              HasSubstr("wrong number of tiles for a 4x4 board: expected 16, got 9"));
+  EXPECT_THAT(Error("1 2 3 4 5 6 7 8 0", 4, 4), HasSubstr("wrong number of tiles for a 4x4 board: expected 16, got 9"));
   EXPECT_THAT(Error("1 2 3 4 5 6 7 0 8 9", 3, 3), HasSubstr("expected 9, got 10"));
 }
 
@@ -58,10 +56,8 @@ TEST(ParseBoard, UnknownShape) {
 }
 
 TEST(ParseBoard, RaggedRows) {
-  EXPECT_THAT(Error("1 2 3 / 4 5 / 6 7 0"),
-              HasSubstr("rows have different lengths: row 1 has 3 cells, row 2 has 2"));
-  EXPECT_THAT(Error("1 2 3 / 4 5 6 / 7 8 0", 4, 4),
-              HasSubstr("laid out as 3x3 but 4x4 was asked for"));
+  EXPECT_THAT(Error("1 2 3 / 4 5 / 6 7 0"), HasSubstr("rows have different lengths: row 1 has 3 cells, row 2 has 2"));
+  EXPECT_THAT(Error("1 2 3 / 4 5 6 / 7 8 0", 4, 4), HasSubstr("laid out as 3x3 but 4x4 was asked for"));
 }
 
 TEST(ParseBoard, DuplicateTile) {
@@ -75,8 +71,7 @@ TEST(ParseBoard, MissingTile) {
 }
 
 TEST(ParseBoard, TileOutOfRange) {
-  EXPECT_THAT(Error("1 2 3 4 5 6 7 9 0"),
-              HasSubstr("tile 9 is out of range for a 3x3 board (tiles are 1..8"));
+  EXPECT_THAT(Error("1 2 3 4 5 6 7 9 0"), HasSubstr("tile 9 is out of range for a 3x3 board (tiles are 1..8"));
   EXPECT_THAT(Error("1 2 3 4 5 6 7 9 0"), HasSubstr("missing tile 8"));
   EXPECT_THAT(Error("1 2 3 4 5 6 7 -8 0"), HasSubstr("tile -8 is out of range"));
 }

@@ -2,9 +2,9 @@
 #include <sstream>
 
 #include "absl/strings/str_split.h"
-#include "engine/puzzle.h"
 #include "engine/board_parser.h"
 #include "engine/moves.h"
+#include "engine/puzzle.h"
 #include "engine/solvability.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -43,8 +43,8 @@ TEST(Cli, SolveJsonHasEveryField) {
   const auto lines = JsonLines(r.out);
   ASSERT_EQ(lines.size(), 1u);
   const nlohmann::json& j = lines[0];
-  for (const char* field : {"status", "moves", "tile_moves", "length", "optimal", "expanded",
-                            "generated", "max_open", "elapsed_ms", "algorithm", "heuristic"}) {
+  for (const char* field : {"status", "moves", "tile_moves", "length", "optimal", "expanded", "generated", "max_open",
+                            "elapsed_ms", "algorithm", "heuristic"}) {
     EXPECT_TRUE(j.contains(field)) << field;
   }
   EXPECT_EQ(j["status"], "solved");

@@ -107,8 +107,8 @@ TEST_P(EveryShape, OptimalAlgorithmsAgreeOnRandomWalks) {
   // that A* and IDA* with Manhattan always finish under the cap.
   const std::vector<int> walks = {0, 1, 3, 6, 11, 18, 28, 40};
   constexpr int kGoals = 2;
-  constexpr int kUninformedWalk = 8;    // bfs, ucs, iddfs, dfs beyond this hit the cap
-  constexpr int kPatternDbCells = 12;   // tables for random goals stay tiny
+  constexpr int kUninformedWalk = 8;   // bfs, ucs, iddfs, dfs beyond this hit the cap
+  constexpr int kPatternDbCells = 12;  // tables for random goals stay tiny
   int agreeing = 0;
   for (int g = 0; g < kGoals; ++g) {
     const Board goal = testing::RandomArrangement(shape.rows, shape.cols, rng);
@@ -129,8 +129,7 @@ TEST_P(EveryShape, OptimalAlgorithmsAgreeOnRandomWalks) {
           options.limits.max_memory_bytes = uint64_t{512} << 20;
           if (walk % 2 == 1) options.seed = walk;  // shuffled successor order too
           const std::string name = absl::StrCat(a.name, "/", h.name);
-          const SolveResult r =
-              testing::SolveAndReplay(start, goal, std::string(a.name), std::string(h.name), options);
+          const SolveResult r = testing::SolveAndReplay(start, goal, std::string(a.name), std::string(h.name), options);
           if (r.status == SearchStatus::kNodeLimit) {
             // These finish on every walk up to 28 moves; a blow-up is a bug
             // (the 6x6 packing bug showed itself as A* running out of nodes).

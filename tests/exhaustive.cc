@@ -67,16 +67,13 @@ std::vector<int> ExhaustiveDistances::Unrank(uint32_t rank) const {
   return tiles;
 }
 
-int ExhaustiveDistances::Distance(const std::vector<int>& tiles) const {
-  return distance_[Rank(tiles)];
-}
+int ExhaustiveDistances::Distance(const std::vector<int>& tiles) const { return distance_[Rank(tiles)]; }
 
 int ExhaustiveDistances::Distance(const Board& board) const {
   return Distance(std::vector<int>(board.tiles().begin(), board.tiles().end()));
 }
 
-void ExhaustiveDistances::ForEachBoard(
-    const std::function<void(const std::vector<int>&, int)>& visit) const {
+void ExhaustiveDistances::ForEachBoard(const std::function<void(const std::vector<int>&, int)>& visit) const {
   for (uint32_t r = 0; r < distance_.size(); ++r) visit(Unrank(r), distance_[r]);
 }
 

@@ -73,8 +73,7 @@ TYPED_TEST(HeuristicTest, IncrementalUpdateEqualsFromScratch) {
         } while (to < 0);
         node = h.Move(s, node, s.at[to], to, s.blank());
         s.MoveBlank(to);
-        ASSERT_EQ(TypeParam::Value(node), TypeParam::Value(h.Start(s)))
-            << rows << "x" << cols << " step " << step;
+        ASSERT_EQ(TypeParam::Value(node), TypeParam::Value(h.Start(s))) << rows << "x" << cols << " step " << step;
       }
     }
   }

@@ -9,8 +9,8 @@
 #include <climits>
 #include <fstream>
 #include <functional>
-#include <sstream>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -331,10 +331,13 @@ TEST_F(JobManagerTest, CancelQueuedAndRunningJobs) {
   ASSERT_EQ(link->Cancels().size(), 1u);
   absl::Notification stopped;
   v1::Job final_job;
-  ASSERT_TRUE(manager_->WhenFinished(running, absl::Seconds(10), [&](const v1::Job& j) {
-    final_job = j;
-    stopped.Notify();
-  }).ok());
+  ASSERT_TRUE(manager_
+                  ->WhenFinished(running, absl::Seconds(10),
+                                 [&](const v1::Job& j) {
+                                   final_job = j;
+                                   stopped.Notify();
+                                 })
+                  .ok());
   Receive(link.get(), Finished(link->Assignments().back(), "cancelled"));
   ASSERT_TRUE(stopped.WaitForNotificationWithTimeout(absl::Seconds(5)));
   EXPECT_EQ(final_job.state(), v1::JOB_STATE_CANCELLED);

@@ -46,21 +46,21 @@ SearchOptions WithLimits(SearchLimits limits) {
 
 TEST(Limits, NodeLimitStopsAtExactlyThatManyExpansions) {
   for (const char* algorithm : {"bfs", "dfs", "astar", "greedy", "idastar", "iddfs"}) {
-    const SolveResult r = SolveAndReplay(Hard3x3(), Goal3x3(), algorithm, "misplaced",
-                                         WithLimits({.max_expanded = 500}));
+    const SolveResult r =
+        SolveAndReplay(Hard3x3(), Goal3x3(), algorithm, "misplaced", WithLimits({.max_expanded = 500}));
     EXPECT_EQ(r.status, SearchStatus::kNodeLimit) << algorithm;
     EXPECT_EQ(r.stats.expanded, 500u) << algorithm;
     EXPECT_TRUE(r.moves.empty());
   }
   // Enough room: the same search answers.
-  const SolveResult r = SolveAndReplay(Hard3x3(), Goal3x3(), "astar", "manhattan",
-                                       WithLimits({.max_expanded = 100000}));
+  const SolveResult r =
+      SolveAndReplay(Hard3x3(), Goal3x3(), "astar", "manhattan", WithLimits({.max_expanded = 100000}));
   EXPECT_EQ(r.status, SearchStatus::kSolved);
 }
 
 TEST(Limits, TimeLimit) {
-  const SolveResult r = SolveAndReplay(Korf1(), Korf1Goal(), "idastar", "misplaced",
-                                       WithLimits({.max_time = absl::Milliseconds(150)}));
+  const SolveResult r =
+      SolveAndReplay(Korf1(), Korf1Goal(), "idastar", "misplaced", WithLimits({.max_time = absl::Milliseconds(150)}));
   EXPECT_EQ(r.status, SearchStatus::kTimeLimit);
   EXPECT_GE(r.stats.elapsed, absl::Milliseconds(150));
   EXPECT_LT(r.stats.elapsed, absl::Milliseconds(400));
@@ -80,8 +80,8 @@ TEST(Limits, MemoryLimitStopsAStarCleanly) {
   std::ofstream("/proc/self/clear_refs") << "5";  // reset the peak
   const uint64_t before = PeakRss();
   const uint64_t limit = 64 << 20;
-  const SolveResult r = SolveAndReplay(Korf1(), Korf1Goal(), "astar", "manhattan",
-                                       WithLimits({.max_memory_bytes = limit}));
+  const SolveResult r =
+      SolveAndReplay(Korf1(), Korf1Goal(), "astar", "manhattan", WithLimits({.max_memory_bytes = limit}));
   EXPECT_EQ(r.status, SearchStatus::kMemoryLimit);
   EXPECT_GT(r.stats.expanded, 100000u);
   EXPECT_LT(PeakRss(), before + limit + (16 << 20));
@@ -90,11 +90,9 @@ TEST(Limits, MemoryLimitStopsAStarCleanly) {
 TEST(Limits, DepthLimit) {
   const Board start = *ParseBoard("8 1 3 4 0 2 7 6 5");  // 14 moves
   for (const char* algorithm : {"dfs", "iddfs", "idastar"}) {
-    const SolveResult cut = SolveAndReplay(start, Goal3x3(), algorithm, "manhattan",
-                                           WithLimits({.max_depth = 10}));
+    const SolveResult cut = SolveAndReplay(start, Goal3x3(), algorithm, "manhattan", WithLimits({.max_depth = 10}));
     EXPECT_EQ(cut.status, SearchStatus::kDepthLimit) << algorithm;
-    const SolveResult room = SolveAndReplay(start, Goal3x3(), algorithm, "manhattan",
-                                            WithLimits({.max_depth = 18}));
+    const SolveResult room = SolveAndReplay(start, Goal3x3(), algorithm, "manhattan", WithLimits({.max_depth = 18}));
     EXPECT_EQ(room.status, SearchStatus::kSolved) << algorithm;
     EXPECT_LE(room.moves.size(), 18u) << algorithm;
   }

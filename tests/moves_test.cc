@@ -1,7 +1,7 @@
-#include "engine/puzzle.h"
 #include "engine/moves.h"
 
 #include "engine/board_parser.h"
+#include "engine/puzzle.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -61,19 +61,23 @@ TEST_P(OptimalityTest, OptimalAlgorithmsMatchBfsDistances) {
 }
 
 INSTANTIATE_TEST_SUITE_P(SmallBoards, OptimalityTest,
-                         ::testing::Values(Shape{3, 3, 8, 25, 25}, Shape{2, 4, 10, 20, 20},
-                                           Shape{2, 5, 3, 12, 2}, Shape{4, 2, 5, 20, 20}),
+                         ::testing::Values(Shape{3, 3, 8, 25, 25}, Shape{2, 4, 10, 20, 20}, Shape{2, 5, 3, 12, 2},
+                                           Shape{4, 2, 5, 20, 20}),
                          [](const auto& info) {
-                           return std::to_string(info.param.rows) + "x" +
-                                  std::to_string(info.param.cols);
+                           return std::to_string(info.param.rows) + "x" + std::to_string(info.param.cols);
                          });
 
 TEST(Optimality, OptimalFlagFollowsAlgorithmAndWeight) {
   const Board goal = *Board::Create(3, 3, {1, 2, 3, 4, 5, 6, 7, 8, 0});
   const Board start = *Board::Create(3, 3, {8, 1, 3, 4, 0, 2, 7, 6, 5});
-  for (auto [algorithm, optimal] : {std::pair{"bfs", true}, {"iddfs", true}, {"ucs", true},
-                                    {"astar", true}, {"idastar", true}, {"dfs", false},
-                                    {"greedy", false}, {"wastar", false}}) {
+  for (auto [algorithm, optimal] : {std::pair{"bfs", true},
+                                    {"iddfs", true},
+                                    {"ucs", true},
+                                    {"astar", true},
+                                    {"idastar", true},
+                                    {"dfs", false},
+                                    {"greedy", false},
+                                    {"wastar", false}}) {
     EXPECT_EQ(SolveAndReplay(start, goal, algorithm, "manhattan").optimal, optimal) << algorithm;
   }
   SolveRequest request{start, goal, "wastar", "manhattan", 1.0};

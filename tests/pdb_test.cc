@@ -7,7 +7,6 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "engine/puzzle.h"
 #include "engine/board_parser.h"
 #include "engine/goals.h"
 #include "engine/heuristics/pattern_database.h"
@@ -15,6 +14,7 @@
 #include "engine/pdb/pattern_groups.h"
 #include "engine/pdb/pdb_store.h"
 #include "engine/pdb/placement.h"
+#include "engine/puzzle.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/exhaustive.h"
@@ -25,8 +25,8 @@
 namespace npuzzle {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::ExhaustiveDistances;
+using ::testing::HasSubstr;
 
 // Tables shared by the test processes (built once, under the store's file
 // lock), as a fleet of workers would share them.
@@ -64,18 +64,15 @@ TEST(PlacementIndexer, RankIsABijection) {
 TEST(PatternGroups, PresetsFollowTheGoal) {
   const Board blank_first = *GoalPreset("blank-first", 4, 4);
   const Board standard = *GoalPreset("standard", 4, 4);
-  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(blank_first, "7-8", "")),
-            "1,2,3,4,5,6,7/8,9,10,11,12,13,14,15");
-  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(standard, "7-8", "")),
-            "1,2,3,4,5,6,7,8/9,10,11,12,13,14,15");
+  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(blank_first, "7-8", "")), "1,2,3,4,5,6,7/8,9,10,11,12,13,14,15");
+  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(standard, "7-8", "")), "1,2,3,4,5,6,7,8/9,10,11,12,13,14,15");
   EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(blank_first, "6-6-3", "")),
             "1,2,3/4,5,8,9,12,13/6,7,10,11,14,15");
   EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(blank_first, "5-5-5", "")),
             "1,2,3,6,7/4,5,8,9,12/10,11,13,14,15");
   EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(*GoalPreset("blank-first", 5, 5), "6-6-6-6", "")),
             "1,2,5,6,7,12/3,4,8,9,13,14/10,11,15,16,20,21/17,18,19,22,23,24");
-  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(*GoalPreset("standard", 3, 3), "", "")),
-            "1,2,3,4,5,6,7,8");
+  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(*GoalPreset("standard", 3, 3), "", "")), "1,2,3,4,5,6,7,8");
   // Any board gets groups; an 8x8 one leaves the rest to Manhattan.
   const PatternGroups big = *ResolvePatternGroups(*GoalPreset("standard", 8, 8), "", "");
   EXPECT_LE(big.size(), kMaxPatternGroups);
@@ -139,12 +136,12 @@ TEST(PatternDatabase, AdmissibleOnSmallBoards) {
     Board goal;
     const char* groups;
   };
-  for (const Case& c : {Case{*GoalPreset("standard", 3, 3), "1,2,3,4/5,6,7,8"},
-                        Case{*GoalPreset("blank-first", 3, 3), "1,3,5,7/2,4,6,8"},
-                        Case{*GoalPreset("snail", 3, 3), "1,2,3/4,5,6/7,8"},
-                        Case{*GoalPreset("standard", 2, 5), "1,2,3/4,5,6/7,8,9"},
-                        Case{*GoalPreset("snail", 2, 5), "1,2,3,4,5"},  // the rest by Manhattan
-                        Case{*GoalPreset("standard", 4, 2), "1,2,3,4/5,6,7"}}) {
+  for (const Case& c :
+       {Case{*GoalPreset("standard", 3, 3), "1,2,3,4/5,6,7,8"},
+        Case{*GoalPreset("blank-first", 3, 3), "1,3,5,7/2,4,6,8"}, Case{*GoalPreset("snail", 3, 3), "1,2,3/4,5,6/7,8"},
+        Case{*GoalPreset("standard", 2, 5), "1,2,3/4,5,6/7,8,9"},
+        Case{*GoalPreset("snail", 2, 5), "1,2,3,4,5"},  // the rest by Manhattan
+        Case{*GoalPreset("standard", 4, 2), "1,2,3,4/5,6,7"}}) {
     for (bool mirror : {true, false}) {
       HeuristicOptions o;
       o.pdb_dir = dir.path();

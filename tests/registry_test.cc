@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_split.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "engine/goals.h"
 #include "engine/pdb/pattern_groups.h"
@@ -94,9 +94,8 @@ TEST(Registry, ReadmeListsTheRegistry) {
   std::set<std::string> heuristics = ReadmeBulletList(readme, "Heuristics:");
   std::set<std::string> presets = PresetNames();
   // The heuristics bullet also shows pdb's presets and a sample of groups.
-  std::erase_if(heuristics, [&](const std::string& w) {
-    return presets.contains(w) || w.find(',') != std::string::npos;
-  });
+  std::erase_if(heuristics,
+                [&](const std::string& w) { return presets.contains(w) || w.find(',') != std::string::npos; });
   EXPECT_EQ(heuristics, Names(Heuristics()));
 }
 

@@ -45,8 +45,8 @@ TEST(SeedCases, AStarAndIdaStarFindTheListedOptimalLengths) {
 
 TEST(SeedCases, KunkleExampleIsDRUULD) {
   // With an informed search the six-move answer is unique.
-  const SolveResult r = testing::SolveAndReplay(*ParseBoard("134 8b5 726"),
-                                                *ParseBoard("123 8b4 765"), "astar", "manhattan");
+  const SolveResult r =
+      testing::SolveAndReplay(*ParseBoard("134 8b5 726"), *ParseBoard("123 8b4 765"), "astar", "manhattan");
   EXPECT_EQ(MovesToString(r.moves), "DRUULD");
 }
 

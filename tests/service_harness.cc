@@ -86,16 +86,12 @@ std::string Coordinator::client_address() const { return absl::StrCat("127.0.0.1
 std::string Coordinator::worker_address() const { return absl::StrCat("127.0.0.1:", worker_port_); }
 
 void Coordinator::Start() {
-  std::vector<std::string> argv = {absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server"),
-                                   absl::StrCat("--listen=", client_address()),
-                                   absl::StrCat("--worker-listen=", worker_address()),
-                                   absl::StrCat("--data-dir=", data_dir_),
-                                   absl::StrCat("--local-workers=", local_workers_),
-                                   // Quick to notice lost workers, quick to recover.
-                                   "--lease-timeout-ms=3000",
-                                   "--recovery-grace-ms=3000",
-                                   "--drain-grace-ms=5000",
-                                   "--metrics-listen=127.0.0.1:0"};
+  std::vector<std::string> argv = {
+      absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server"), absl::StrCat("--listen=", client_address()),
+      absl::StrCat("--worker-listen=", worker_address()), absl::StrCat("--data-dir=", data_dir_),
+      absl::StrCat("--local-workers=", local_workers_),
+      // Quick to notice lost workers, quick to recover.
+      "--lease-timeout-ms=3000", "--recovery-grace-ms=3000", "--drain-grace-ms=5000", "--metrics-listen=127.0.0.1:0"};
   const std::string port_file = dir_ + "/ports";
   std::filesystem::remove(port_file);
   argv.push_back(absl::StrCat("--port-file=", port_file));
@@ -113,8 +109,8 @@ void Coordinator::Start() {
   // still look ready.
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  stub_ = v1::SolverService::NewStub(
-      grpc::CreateCustomChannel(client_address(), grpc::InsecureChannelCredentials(), args));
+  stub_ =
+      v1::SolverService::NewStub(grpc::CreateCustomChannel(client_address(), grpc::InsecureChannelCredentials(), args));
   while (absl::Now() < deadline && process_->Running() &&
          GetJob(*stub_, "probe").status().code() == absl::StatusCode::kUnavailable) {
     absl::SleepFor(absl::Milliseconds(20));
@@ -124,8 +120,10 @@ void Coordinator::Start() {
 std::unique_ptr<Process> StartWorker(const Coordinator& c, const TempDir& dir, const std::string& id,
                                      std::vector<std::string> extra_flags) {
   std::vector<std::string> argv = {absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-worker"),
-                                   absl::StrCat("--coordinator=", c.worker_address()), absl::StrCat("--worker-id=", id),
-                                   absl::StrCat("--data-dir=", c.data_dir()), "--heartbeat-ms=300",
+                                   absl::StrCat("--coordinator=", c.worker_address()),
+                                   absl::StrCat("--worker-id=", id),
+                                   absl::StrCat("--data-dir=", c.data_dir()),
+                                   "--heartbeat-ms=300",
                                    "--metrics-listen="};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   return std::make_unique<Process>(argv, absl::StrCat(dir.path(), "/worker-", id, ".log"));
@@ -168,9 +166,9 @@ absl::StatusOr<v1::Job> AwaitState(v1::SolverService::Stub& stub, const std::str
     absl::StatusOr<v1::Job> job = GetJob(stub, id);
     if (job.ok() && job->state() == state) return job;
     if (absl::Now() > deadline) {
-      return absl::DeadlineExceededError(absl::StrCat(
-          "job ", id, " never reached ", v1::JobState_Name(state), "; last: ",
-          job.ok() ? v1::JobState_Name(job->state()) : std::string(job.status().message())));
+      return absl::DeadlineExceededError(
+          absl::StrCat("job ", id, " never reached ", v1::JobState_Name(state),
+                       "; last: ", job.ok() ? v1::JobState_Name(job->state()) : std::string(job.status().message())));
     }
     absl::SleepFor(absl::Milliseconds(20));
   }

@@ -10,19 +10,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
-#include "engine/puzzle.h"
 #include "engine/board_parser.h"
 #include "engine/goals.h"
 #include "engine/instances.h"
 #include "engine/moves.h"
+#include "engine/puzzle.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/descriptor.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "sqlite3.h"
-#include "service/job_store.h"
 #include "health_check.grpc.pb.h"
 #include "server_reflection.grpc.pb.h"
+#include "service/job_store.h"
+#include "sqlite3.h"
 #include "tests/exhaustive.h"
 #include "tests/http_get.h"
 #include "tests/service_harness.h"
@@ -31,10 +31,10 @@
 namespace npuzzle {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::AwaitState;
 using testing::Coordinator;
 using testing::GetJob;
+using ::testing::HasSubstr;
 using testing::SpecFor;
 using testing::StartWorker;
 using testing::Submit;
@@ -132,8 +132,7 @@ TEST(Service, IdempotencyValidationAndUnsolvableJobs) {
   for (int t = 1; t < 81; ++t) big += std::to_string(t) + " ";
   for (const Bad& bad : {Bad{SpecFor("1 2 3 4 5 5 7 8 0"), "start: duplicate tile 5"},
                          Bad{SpecFor(big + "0"), "board size 9x9 is out of range"},
-                         Bad{algorithm, "unknown algorithm 'dijkstra'"},
-                         Bad{heuristic, "unknown heuristic 'euclid'"},
+                         Bad{algorithm, "unknown algorithm 'dijkstra'"}, Bad{heuristic, "unknown heuristic 'euclid'"},
                          Bad{SpecFor("8 1 3 4 0 2 7 6 5", "spiral"), "goal: unknown goal preset 'spiral'"},
                          Bad{memory, "exceeds this service's ceiling of 4096"}}) {
     const absl::Status s = Submit(c.stub(), bad.spec).status();
@@ -194,10 +193,10 @@ TEST(Service, OneCoordinatorPerDataDirectory) {
   testing::TempDir dir;
   Coordinator c(dir, 1);
   c.Start();
-  testing::Process second({absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server"), "--data-dir=" + c.data_dir(),
-                           "--listen=127.0.0.1:0", "--worker-listen=127.0.0.1:0", "--metrics-listen=",
-                           "--local-workers=0"},
-                          dir.path() + "/second.log");
+  testing::Process second(
+      {absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server"), "--data-dir=" + c.data_dir(), "--listen=127.0.0.1:0",
+       "--worker-listen=127.0.0.1:0", "--metrics-listen=", "--local-workers=0"},
+      dir.path() + "/second.log");
   EXPECT_EQ(second.Wait(absl::Seconds(10)), 1) << second.Log();
   EXPECT_THAT(second.Log(), HasSubstr("data directory " + c.data_dir() + " is in use"));
   EXPECT_THAT(second.Log(), HasSubstr(absl::StrCat("process ", c.process()->pid())));
@@ -215,9 +214,9 @@ TEST(Service, BackupCopiesARunningServersStore) {
   const std::string id = Submit(c.stub(), SpecFor("1 2 3 4 5 6 7 0 8", "standard", "astar"))->id();
   const std::string copy = dir.path() + "/copy/jobs.db";
   std::filesystem::create_directories(dir.path() + "/copy");
-  testing::Process backup({absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server"), "backup",
-                           "--data-dir=" + c.data_dir(), "--to=" + copy},
-                          dir.path() + "/backup.log");
+  testing::Process backup(
+      {absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server"), "backup", "--data-dir=" + c.data_dir(), "--to=" + copy},
+      dir.path() + "/backup.log");
   ASSERT_EQ(backup.Wait(absl::Seconds(20)), 0) << backup.Log();
   absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(copy);
   ASSERT_TRUE(store.ok()) << store.status();
@@ -382,7 +381,8 @@ TEST(Service, FiveHundredConcurrentJobsFromSeveralClients) {
   for (int k = 0; k < kClients; ++k) {
     clients.emplace_back([&, k] {
       // Each client its own connection, submitting all its jobs first.
-      auto stub = v1::SolverService::NewStub(grpc::CreateChannel(c.client_address(), grpc::InsecureChannelCredentials()));
+      auto stub =
+          v1::SolverService::NewStub(grpc::CreateChannel(c.client_address(), grpc::InsecureChannelCredentials()));
       std::mt19937_64 rng(k);
       std::vector<std::pair<std::string, int>> mine;
       for (int i = 0; i < kJobsEach; ++i) {

@@ -25,8 +25,7 @@ TEST(IsSolvable, AgreesWithExhaustiveSearch) {
       oracle.ForEachBoard([&](const std::vector<int>& tiles, int distance) {
         const Board start = *Board::Create(rows, cols, tiles);
         const bool reachable = distance != ExhaustiveDistances::kUnreachable;
-        ASSERT_EQ(IsSolvable(start, goal), reachable)
-            << start.ToString() << " -> " << goal.ToString();
+        ASSERT_EQ(IsSolvable(start, goal), reachable) << start.ToString() << " -> " << goal.ToString();
         solvable += reachable;
       });
       EXPECT_EQ(solvable, oracle.reachable());

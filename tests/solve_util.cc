@@ -2,8 +2,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
-#include "engine/puzzle.h"
 #include "engine/moves.h"
+#include "engine/puzzle.h"
 
 namespace npuzzle::testing {
 
@@ -20,9 +20,8 @@ SolveResult SolveAndReplay(const Board& start, const Board& goal, const std::str
   if (!result.ok()) return {};
   if (result->status == SearchStatus::kSolved) {
     absl::StatusOr<Board> end = ApplyMoves(start, result->moves);
-    EXPECT_TRUE(end.ok() && *end == goal)
-        << algorithm << "/" << heuristic << " moves " << MovesToString(result->moves)
-        << " do not take " << start.ToString() << " to " << goal.ToString();
+    EXPECT_TRUE(end.ok() && *end == goal) << algorithm << "/" << heuristic << " moves " << MovesToString(result->moves)
+                                          << " do not take " << start.ToString() << " to " << goal.ToString();
     EXPECT_EQ(result->tile_moves, *TilesMoved(start, result->moves));
   }
   return *std::move(result);
@@ -34,8 +33,6 @@ std::vector<std::string> SplitFields(const std::string& line) {
   return fields;
 }
 
-std::string DataPath(const std::string& name) {
-  return std::string(NPUZZLE_TEST_DATA_DIR) + "/" + name;
-}
+std::string DataPath(const std::string& name) { return std::string(NPUZZLE_TEST_DATA_DIR) + "/" + name; }
 
 }  // namespace npuzzle::testing

@@ -12,9 +12,8 @@ namespace npuzzle::testing {
 
 // Solves and, when solved, checks that the moves and tile list replay from
 // start to goal. Fails the test on an error status.
-SolveResult SolveAndReplay(const Board& start, const Board& goal,
-                           const std::string& algorithm, const std::string& heuristic,
-                           SearchOptions options = {});
+SolveResult SolveAndReplay(const Board& start, const Board& goal, const std::string& algorithm,
+                           const std::string& heuristic, SearchOptions options = {});
 
 // The line of a data file split into fields at '|', trimmed.
 std::vector<std::string> SplitFields(const std::string& line);

@@ -34,12 +34,14 @@ TEST(StateIndex, FindsEveryStateAcrossGrowthAndSplit) {
       EXPECT_FALSE(index.NeedsGrowth(hash));
     }
     last_bytes = index.MemoryBytes();
-    const auto found = index.FindOrAdd(hash, static_cast<uint32_t>(i), [&](uint32_t id) { return keys[id] == keys.back(); });
+    const auto found =
+        index.FindOrAdd(hash, static_cast<uint32_t>(i), [&](uint32_t id) { return keys[id] == keys.back(); });
     ASSERT_TRUE(found.added) << i;
     ASSERT_EQ(found.id, i);
   }
   for (uint64_t i = 0; i < n; i += 97) {
-    const auto found = index.FindOrAdd(keys[i].Hash(), UINT32_MAX - 1, [&](uint32_t id) { return keys[id] == keys[i]; });
+    const auto found =
+        index.FindOrAdd(keys[i].Hash(), UINT32_MAX - 1, [&](uint32_t id) { return keys[id] == keys[i]; });
     ASSERT_FALSE(found.added) << i;
     ASSERT_EQ(found.id, i);
   }

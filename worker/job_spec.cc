@@ -51,8 +51,7 @@ absl::StatusOr<SolveRequest> RequestFromSpec(const v1::JobSpec& spec) {
   }
   absl::StatusOr<Board> goal =
       IsEmpty(spec.goal())
-          ? GoalPreset(spec.goal_preset().empty() ? "standard" : spec.goal_preset(), r.start.rows(),
-                       r.start.cols())
+          ? GoalPreset(spec.goal_preset().empty() ? "standard" : spec.goal_preset(), r.start.rows(), r.start.cols())
           : BoardFromProto(spec.goal(), r.start.rows(), r.start.cols());
   if (!goal.ok()) return Prefixed("goal", goal.status());
   r.goal = *std::move(goal);
@@ -64,8 +63,8 @@ absl::StatusOr<SolveRequest> RequestFromSpec(const v1::JobSpec& spec) {
   r.heuristic_options.pdb_groups = spec.pdb_groups();
 
   const v1::Limits& l = spec.limits();
-  absl::StatusOr<SearchLimits> limits = ConvertLimits(
-      {l.max_nodes(), l.max_time_ms(), l.max_memory_mb(), l.max_depth()}, LimitNames::kProto);
+  absl::StatusOr<SearchLimits> limits =
+      ConvertLimits({l.max_nodes(), l.max_time_ms(), l.max_memory_mb(), l.max_depth()}, LimitNames::kProto);
   if (!limits.ok()) return limits.status();
   r.options.limits = *limits;
   if (spec.has_seed()) r.options.seed = spec.seed();

@@ -20,8 +20,8 @@ namespace {
 constexpr size_t kRecentResults = 64;
 
 void Log(const std::string& id, const std::string& message) {
-  std::cerr << absl::FormatTime("%Y-%m-%dT%H:%M:%E3S ", absl::Now(), absl::LocalTimeZone()) << "npuzzle-worker "
-            << id << ": " << message << std::endl;
+  std::cerr << absl::FormatTime("%Y-%m-%dT%H:%M:%E3S ", absl::Now(), absl::LocalTimeZone()) << "npuzzle-worker " << id
+            << ": " << message << std::endl;
 }
 
 }  // namespace
@@ -167,8 +167,8 @@ void WorkerAgent::Session(v1::WorkerService::Stub& stub) {
     context_ = nullptr;
   }
   const grpc::Status status = stream->Finish();
-  Log(options_.worker_id, absl::StrCat("disconnected: ", status.error_message().empty() ? "stream ended"
-                                                                                          : status.error_message()));
+  Log(options_.worker_id,
+      absl::StrCat("disconnected: ", status.error_message().empty() ? "stream ended" : status.error_message()));
 }
 
 void WorkerAgent::StartJob(const v1::Assignment& assignment) {

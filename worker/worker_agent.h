@@ -29,7 +29,7 @@ struct AgentOptions {
   std::string worker_id;
   int concurrency = 1;
   int max_search_threads = 1;
-  std::string pdb_dir;  // empty: the engine's default
+  std::string pdb_dir;           // empty: the engine's default
   uint64_t pdb_cache_bytes = 0;  // 0: the engine's default
   absl::Duration progress_interval = absl::Milliseconds(250);
   absl::Duration heartbeat_interval = absl::Seconds(1);

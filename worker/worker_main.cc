@@ -49,8 +49,8 @@ int main(int argc, char** argv) {
   options.coordinator = absl::GetFlag(FLAGS_coordinator);
   options.concurrency = std::max(1, absl::GetFlag(FLAGS_concurrency));
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  options.max_search_threads = absl::GetFlag(FLAGS_max_search_threads) > 0 ? absl::GetFlag(FLAGS_max_search_threads)
-                                                                            : cores;
+  options.max_search_threads =
+      absl::GetFlag(FLAGS_max_search_threads) > 0 ? absl::GetFlag(FLAGS_max_search_threads) : cores;
   options.worker_id = absl::GetFlag(FLAGS_worker_id);
   if (options.worker_id.empty()) {
     char host[256] = {};

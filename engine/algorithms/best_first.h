@@ -22,9 +22,7 @@ SearchOutcome BestFirstSearch(const SearchProblem<H>& p, int a, int b) {
   WorkCounter c;
   StateGraph<Key, H> graph(p, monitor);
   BucketQueue open;
-  auto priority = [a, b](int g, const typename H::Node& h) {
-    return a * g + b * H::Value(h);
-  };
+  auto priority = [a, b](int g, const typename H::Node& h) { return a * g + b * H::Value(h); };
   const uint32_t start = graph.AddStart();
   const int start_h = H::Value(graph[start].h);
   open.Push(priority(0, graph[start].h), start);
@@ -79,19 +77,21 @@ SearchOutcome BestFirstSearch(const SearchProblem<H>& p, int a, int b) {
 // Runs best-first search with priority a*g + b*h on the right packing.
 template <Heuristic H>
 SearchOutcome RunBestFirst(const SearchProblem<H>& p, int a, int b) {
-  return WithPackedState(p.puzzle.cells(), [&](auto key) {
-    return BestFirstSearch<decltype(key)>(p, a, b);
-  });
+  return WithPackedState(p.puzzle.cells(), [&](auto key) { return BestFirstSearch<decltype(key)>(p, a, b); });
 }
 
 struct Greedy {
   template <Heuristic H>
-  static SearchOutcome Run(const SearchProblem<H>& p) { return RunBestFirst(p, 0, 1); }
+  static SearchOutcome Run(const SearchProblem<H>& p) {
+    return RunBestFirst(p, 0, 1);
+  }
 };
 
 struct AStar {
   template <Heuristic H>
-  static SearchOutcome Run(const SearchProblem<H>& p) { return RunBestFirst(p, 1, 1); }
+  static SearchOutcome Run(const SearchProblem<H>& p) {
+    return RunBestFirst(p, 1, 1);
+  }
 };
 
 // The weight is taken to hundredths: f = 100 g + round(100 w) h, reduced.

@@ -45,9 +45,7 @@ SearchOutcome BreadthFirstSearch(const SearchProblem<H>& p) {
 struct BreadthFirst {
   template <Heuristic H>
   static SearchOutcome Run(const SearchProblem<H>& p) {
-    return WithPackedState(p.puzzle.cells(), [&](auto key) {
-      return BreadthFirstSearch<decltype(key)>(p);
-    });
+    return WithPackedState(p.puzzle.cells(), [&](auto key) { return BreadthFirstSearch<decltype(key)>(p); });
   }
 };
 

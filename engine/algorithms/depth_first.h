@@ -70,16 +70,13 @@ SearchOutcome DepthFirstSearch(const SearchProblem<H>& p) {
   }
   std::optional<std::vector<Dir>> path;
   if (found) path = graph.PathTo(*found);
-  return monitor.Conclude(c, 0, std::move(path),
-                          cut_off ? SearchStatus::kDepthLimit : SearchStatus::kUnsolvable);
+  return monitor.Conclude(c, 0, std::move(path), cut_off ? SearchStatus::kDepthLimit : SearchStatus::kUnsolvable);
 }
 
 struct DepthFirst {
   template <Heuristic H>
   static SearchOutcome Run(const SearchProblem<H>& p) {
-    return WithPackedState(p.puzzle.cells(), [&](auto key) {
-      return DepthFirstSearch<decltype(key)>(p);
-    });
+    return WithPackedState(p.puzzle.cells(), [&](auto key) { return DepthFirstSearch<decltype(key)>(p); });
   }
 };
 

@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
-#include <thread>
 #include <cstdint>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -42,8 +42,8 @@ class BoundedDfs {
   // Explores below `root` (at depth g0, entered by move `entry`, or
   // kNoMove at the start) every path with f <= bound, until a goal is found or the
   // monitor stops the search.
-  Pass Run(const Tiles& root, const HNode& root_h, int g0, uint8_t entry,
-           int bound, WorkCounter& counter, SearchMonitor& monitor) {
+  Pass Run(const Tiles& root, const HNode& root_h, int g0, uint8_t entry, int bound, WorkCounter& counter,
+           SearchMonitor& monitor) {
     Pass pass;
     const int root_f = g0 + H::Value(root_h);
     if (root_f > bound) {
@@ -161,8 +161,7 @@ struct Frontier {
         Expansion successors = p.puzzle.Expand(n.tiles.blank(), n.entry);
         for (MoveList::Step step; successors.Next(&step);) {
           const int blank = n.tiles.blank();
-          Node child{n.tiles,
-                     p.heuristic.Move(n.tiles, n.h, Puzzle::TileAt(n.tiles, step.to), step.to, blank),
+          Node child{n.tiles, p.heuristic.Move(n.tiles, n.h, Puzzle::TileAt(n.tiles, step.to), step.to, blank),
                      static_cast<uint8_t>(step.dir), n.path};
           Puzzle::Slide(child.tiles, blank, step.to);
           child.path.push_back(step.dir);
@@ -270,7 +269,9 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
 
 struct IdaStar {
   template <Heuristic H>
-  static SearchOutcome Run(const SearchProblem<H>& p) { return IterativeDeepeningAStar(p); }
+  static SearchOutcome Run(const SearchProblem<H>& p) {
+    return IterativeDeepeningAStar(p);
+  }
 };
 
 }  // namespace npuzzle

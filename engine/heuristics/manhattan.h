@@ -20,9 +20,8 @@ class Manhattan {
     for (int t = 1; t < cells_; ++t) {
       const int goal = puzzle.GoalCell(t);
       for (int c = 0; c < cells_; ++c) {
-        distance_[t][c] = static_cast<uint8_t>(
-            std::abs(puzzle.Row(c) - puzzle.Row(goal)) +
-            std::abs(puzzle.Col(c) - puzzle.Col(goal)));
+        distance_[t][c] = static_cast<uint8_t>(std::abs(puzzle.Row(c) - puzzle.Row(goal)) +
+                                               std::abs(puzzle.Col(c) - puzzle.Col(goal)));
       }
     }
   }

@@ -9,8 +9,7 @@ absl::Status PatternDatabase::ValidateOptions(const Board& goal, const Heuristic
 }
 
 absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, const HeuristicOptions& options) {
-  absl::StatusOr<PatternGroups> groups =
-      ResolvePatternGroups(puzzle.goal(), options.pdb_preset, options.pdb_groups);
+  absl::StatusOr<PatternGroups> groups = ResolvePatternGroups(puzzle.goal(), options.pdb_preset, options.pdb_groups);
   if (!groups.ok()) return groups.status();
 
   PatternDatabase db(puzzle);
@@ -24,8 +23,7 @@ absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, co
   // goal[transpose(c)], provided the blank keeps its cell.
   const int side = puzzle.rows();
   const int goal_blank = puzzle.GoalCell(0);
-  db.mirrored_ = options.pdb_mirror && puzzle.rows() == puzzle.cols() &&
-                 goal_blank / side == goal_blank % side;
+  db.mirrored_ = options.pdb_mirror && puzzle.rows() == puzzle.cols() && goal_blank / side == goal_blank % side;
   std::array<uint8_t, kMaxCells> mirror_name{};  // tile -> its name on the transposed board
   for (int c = 0; c < puzzle.cells(); ++c) {
     db.transpose_[c] = static_cast<uint8_t>(puzzle.Col(c) * puzzle.cols() + puzzle.Row(c));

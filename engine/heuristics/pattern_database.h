@@ -81,8 +81,8 @@ class PatternDatabase {
         m.mirror_sum = static_cast<int16_t>(m.mirror_sum + v - m.mirror[mg]);
         m.mirror[mg] = v;
       } else {
-        m.mirror_sum = static_cast<int16_t>(m.mirror_sum + manhattan_.Distance(tile, to) -
-                                            manhattan_.Distance(tile, from));
+        m.mirror_sum =
+            static_cast<int16_t>(m.mirror_sum + manhattan_.Distance(tile, to) - manhattan_.Distance(tile, from));
       }
     }
     return m;

@@ -21,8 +21,7 @@ class Reversal {
     int pairs = 0;
   };
 
-  explicit Reversal(const Puzzle& puzzle)
-      : puzzle_(&puzzle), manhattan_(puzzle) {
+  explicit Reversal(const Puzzle& puzzle) : puzzle_(&puzzle), manhattan_(puzzle) {
     for (int c = 0; c < puzzle.cells(); ++c) {
       for (int d = 0; d < kNumDirs; ++d) {
         const int n = puzzle.Neighbor(c, static_cast<Dir>(d));

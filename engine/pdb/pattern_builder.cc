@@ -72,8 +72,7 @@ class Geometry {
     CellMask region = seed, before;
     do {
       before = region;
-      region |= ((region << 1) & not_left_) | ((region >> 1) & not_right_) | (region << cols_) |
-                (region >> cols_);
+      region |= ((region << 1) & not_left_) | ((region >> 1) & not_right_) | (region << cols_) | (region >> cols_);
       region &= free;
     } while (region != before);
     return region;
@@ -100,10 +99,11 @@ class Builder {
         options_(options) {
     uint8_t home[64];
     for (size_t i = 0; i < group.size(); ++i) {
-      home[i] = static_cast<uint8_t>(std::find(goal.tiles().begin(), goal.tiles().end(), group[i]) -
-                                     goal.tiles().begin());
+      home[i] =
+          static_cast<uint8_t>(std::find(goal.tiles().begin(), goal.tiles().end(), group[i]) - goal.tiles().begin());
     }
-    if (codes_memory_.ok() && distance_.ok()) Mark(StateOf(indexer_.Rank(home), home, CellBit(goal.blank())), /*code=*/1);
+    if (codes_memory_.ok() && distance_.ok())
+      Mark(StateOf(indexer_.Rank(home), home, CellBit(goal.blank())), /*code=*/1);
   }
 
   absl::StatusOr<AnonymousMemory> Run() {
@@ -126,9 +126,12 @@ class Builder {
       if (layer_discovered_ == 0) break;
     }
     switch (stop_.load()) {
-      case kCancelled: return absl::CancelledError("the pattern table build was cancelled");
-      case kDeadline: return absl::DeadlineExceededError("the time limit ran out while building a pattern table");
-      default: return FinishDistances();
+      case kCancelled:
+        return absl::CancelledError("the pattern table build was cancelled");
+      case kDeadline:
+        return absl::DeadlineExceededError("the time limit ran out while building a pattern table");
+      default:
+        return FinishDistances();
     }
   }
 
@@ -334,7 +337,7 @@ uint64_t PatternBuildBytes(int cells, int group_size) {
 }
 
 absl::StatusOr<AnonymousMemory> BuildPatternDistances(const Board& goal, const std::vector<int>& group,
-                                                           const PatternBuildOptions& options) {
+                                                      const PatternBuildOptions& options) {
   return Builder(goal, group, options).Run();
 }
 

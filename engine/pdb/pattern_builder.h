@@ -44,7 +44,7 @@ uint64_t PatternBuildBytes(int cells, int group_size);
 // Cancelled or DeadlineExceeded when told to stop (within a few
 // milliseconds); ResourceExhausted when its memory cannot be had.
 absl::StatusOr<AnonymousMemory> BuildPatternDistances(const Board& goal, const std::vector<int>& group,
-                                                           const PatternBuildOptions& options);
+                                                      const PatternBuildOptions& options);
 
 }  // namespace npuzzle
 

@@ -50,9 +50,9 @@ absl::Status CheckGroups(const Board& goal, const PatternGroups& groups) {
     if (groups[g].empty()) return absl::InvalidArgumentError(absl::StrCat("pattern group ", g + 1, " is empty"));
     for (int t : groups[g]) {
       if (t < 1 || t >= cells) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "pattern group %d names tile %d, which a %s board does not have (tiles 1..%d)", g + 1, t,
-            goal.Dimensions(), cells - 1));
+        return absl::InvalidArgumentError(
+            absl::StrFormat("pattern group %d names tile %d, which a %s board does not have (tiles 1..%d)", g + 1, t,
+                            goal.Dimensions(), cells - 1));
       }
       if (auto [it, added] = owner.emplace(t, g); !added) {
         return absl::InvalidArgumentError(absl::StrFormat(
@@ -61,9 +61,9 @@ absl::Status CheckGroups(const Board& goal, const PatternGroups& groups) {
     }
     const uint64_t entries = EntriesCapped(cells, static_cast<int>(groups[g].size()));
     if (entries > kMaxPatternEntries) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "pattern group %d has %d tiles: its table would need more than %d entries on a %s board",
-          g + 1, groups[g].size(), kMaxPatternEntries, goal.Dimensions()));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("pattern group %d has %d tiles: its table would need more than %d entries on a %s board",
+                          g + 1, groups[g].size(), kMaxPatternEntries, goal.Dimensions()));
     }
   }
   if (groups.size() > kMaxPatternGroups) {
@@ -141,9 +141,8 @@ std::vector<std::string> PatternPresetNames() {
 uint64_t PatternEntries(int cells, int tiles) { return EntriesCapped(cells, tiles); }
 
 std::string FormatPatternGroups(const PatternGroups& groups) {
-  return absl::StrJoin(groups, "/", [](std::string* out, const std::vector<int>& g) {
-    absl::StrAppend(out, absl::StrJoin(g, ","));
-  });
+  return absl::StrJoin(
+      groups, "/", [](std::string* out, const std::vector<int>& g) { absl::StrAppend(out, absl::StrJoin(g, ",")); });
 }
 
 absl::StatusOr<PatternGroups> ResolvePatternGroups(const Board& goal, absl::string_view preset,
@@ -162,13 +161,12 @@ absl::StatusOr<PatternGroups> ResolvePatternGroups(const Board& goal, absl::stri
       if (preset == p.name) found = &p;
     }
     if (found == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown pattern preset '", preset, "' (known: ",
-                                                     absl::StrJoin(PatternPresetNames(), ", "), ")"));
+      return absl::InvalidArgumentError(absl::StrCat("unknown pattern preset '", preset,
+                                                     "' (known: ", absl::StrJoin(PatternPresetNames(), ", "), ")"));
     }
     if (found->rows != goal.rows() || found->cols != goal.cols()) {
-      return absl::InvalidArgumentError(absl::StrFormat("pattern preset %s is for %dx%d boards, not %s",
-                                                        found->name, found->rows, found->cols,
-                                                        goal.Dimensions()));
+      return absl::InvalidArgumentError(absl::StrFormat("pattern preset %s is for %dx%d boards, not %s", found->name,
+                                                        found->rows, found->cols, goal.Dimensions()));
     }
     groups = FromPreset(*found, goal);
   } else if (goal.cells() <= 10) {

@@ -111,8 +111,7 @@ std::shared_ptr<const PatternTable> PatternTable::FromMemory(AnonymousMemory mem
   return t;
 }
 
-absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std::string& path,
-                                                                       const PatternKey& key) {
+absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std::string& path, const PatternKey& key) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return absl::NotFoundError(absl::StrCat("no pattern table at ", path));
   struct stat st;
@@ -129,8 +128,8 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std
     problem = Damaged(path, "not a pattern table");
   } else if (h.version != kFormatVersion) {
     problem = Damaged(path, absl::StrCat("format version ", h.version, ", expected ", kFormatVersion));
-  } else if (h.header_crc != static_cast<uint32_t>(crc32_z(0, reinterpret_cast<const Bytef*>(&h),
-                                                           offsetof(Header, header_crc)))) {
+  } else if (h.header_crc !=
+             static_cast<uint32_t>(crc32_z(0, reinterpret_cast<const Bytef*>(&h), offsetof(Header, header_crc)))) {
     problem = Damaged(path, "header checksum mismatch");
   } else if (std::memcmp(&h, &expected, offsetof(Header, data_crc)) != 0) {
     problem = Damaged(path, absl::StrCat("made for another board, goal or group (wanted ", key.Describe(), ")"));

@@ -42,8 +42,7 @@ class PatternTable {
 
   // NotFound when there is no file; DataLoss, with the reason, when the
   // file is truncated, corrupt or made for another key.
-  static absl::StatusOr<std::shared_ptr<const PatternTable>> Load(const std::string& path,
-                                                                  const PatternKey& key);
+  static absl::StatusOr<std::shared_ptr<const PatternTable>> Load(const std::string& path, const PatternKey& key);
 
   // Writes to a temporary file and renames it into place, so readers
   // never see half a table.

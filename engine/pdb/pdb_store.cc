@@ -48,8 +48,7 @@ absl::Status Stopped(const HeuristicBuildLimits& limits, absl::string_view doing
 // it gives up when the caller is cancelled or out of time.
 class BuildLock {
  public:
-  static absl::StatusOr<std::unique_ptr<BuildLock>> Take(const std::string& path,
-                                                        const HeuristicBuildLimits& limits) {
+  static absl::StatusOr<std::unique_ptr<BuildLock>> Take(const std::string& path, const HeuristicBuildLimits& limits) {
     const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     auto lock = std::unique_ptr<BuildLock>(new BuildLock(fd));
     if (fd < 0) return lock;  // an unwritable directory is reported when saving
@@ -166,8 +165,8 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::LoadOrBuild(const 
   const absl::Time start = absl::Now();
   absl::StatusOr<std::shared_ptr<const PatternTable>> loaded = PatternTable::Load(path, key);
   if (loaded.ok()) {
-    Say(options, absl::StrFormat("loaded pattern table %s (%d entries) in %.0f ms", key.Describe(),
-                                 (*loaded)->size(), absl::ToDoubleMilliseconds(absl::Now() - start)));
+    Say(options, absl::StrFormat("loaded pattern table %s (%d entries) in %.0f ms", key.Describe(), (*loaded)->size(),
+                                 absl::ToDoubleMilliseconds(absl::Now() - start)));
     return loaded;
   }
   if (!absl::IsNotFound(loaded.status())) Say(options, absl::StrCat(loaded.status().message(), "; rebuilding it"));
@@ -176,10 +175,10 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::LoadOrBuild(const 
   const uint64_t file_bytes =
       PatternTable::FileBytes(PatternEntries(key.goal.cells(), static_cast<int>(key.group.size())));
   if (file_bytes > budget) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "pattern table for tiles %s takes %d MiB on disk, more than the table cache budget of %d MiB "
-        "(--pdb-cache-mb, NPUZZLE_PDB_CACHE_MB)",
-        absl::StrJoin(key.group, ","), MiB(file_bytes), MiB(budget)));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("pattern table for tiles %s takes %d MiB on disk, more than the table cache budget of %d MiB "
+                        "(--pdb-cache-mb, NPUZZLE_PDB_CACHE_MB)",
+                        absl::StrJoin(key.group, ","), MiB(file_bytes), MiB(budget)));
   }
   absl::StatusOr<std::shared_ptr<const PatternTable>> table = Build(key, options);
   if (!table.ok()) return table;
@@ -215,8 +214,8 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::Build(const Patter
   int reported_depth = -1;
   build.on_progress = [&](const PatternBuildProgress& p) {
     if (limits.on_activity) {
-      limits.on_activity(absl::StrFormat("building pattern table for tiles %s (%s): layer %d, %.0f%%, %.1f s",
-                                         tiles, key.goal.Dimensions(), p.depth, 100 * p.layer_done,
+      limits.on_activity(absl::StrFormat("building pattern table for tiles %s (%s): layer %d, %.0f%%, %.1f s", tiles,
+                                         key.goal.Dimensions(), p.depth, 100 * p.layer_done,
                                          absl::ToDoubleSeconds(p.elapsed)));
     }
     if (p.layer_done == 1.0 && p.depth != reported_depth) {

@@ -47,8 +47,7 @@ class PdbStore {
   // Errors: Cancelled or DeadlineExceeded as the limits say (no file is
   // left behind), ResourceExhausted when the build would pass the memory
   // limit, FailedPrecondition when the table cannot fit the cache budget.
-  absl::StatusOr<std::shared_ptr<const PatternTable>> Table(const PatternKey& key,
-                                                            const PdbBuildOptions& options);
+  absl::StatusOr<std::shared_ptr<const PatternTable>> Table(const PatternKey& key, const PdbBuildOptions& options);
 
   const std::string& directory() const { return directory_; }
   // Tables held now, and how many were built rather than loaded.

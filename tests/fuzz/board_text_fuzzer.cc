@@ -14,8 +14,7 @@ namespace npuzzle {
 namespace {
 
 void CheckBoard(const Board& b) {
-  FUZZ_CHECK(b.rows() >= 2 && b.rows() <= 8 && b.cols() >= 2 && b.cols() <= 8, "shape %s",
-             b.Dimensions().c_str());
+  FUZZ_CHECK(b.rows() >= 2 && b.rows() <= 8 && b.cols() >= 2 && b.cols() <= 8, "shape %s", b.Dimensions().c_str());
   std::vector<bool> seen(b.cells(), false);
   for (int cell = 0; cell < b.cells(); ++cell) {
     const int tile = b.at(cell);

@@ -4,12 +4,13 @@
 // reader. Inputs are either a whole file (first byte even) or edits to a
 // valid table file (first byte odd): a new length, then (offset, byte)
 // pairs, so the fuzzer reaches the checks past the header's checksum.
+#include <unistd.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
-#include <unistd.h>
 
 #include "engine/goals.h"
 #include "engine/pdb/pattern_builder.h"
@@ -74,8 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   absl::StatusOr<std::shared_ptr<const PatternTable>> table = PatternTable::Load(f.path, f.key);
   if (!table.ok()) {
-    FUZZ_CHECK(absl::IsDataLoss(table.status()), "refused as %s, not DATA_LOSS",
-               table.status().ToString().c_str());
+    FUZZ_CHECK(absl::IsDataLoss(table.status()), "refused as %s, not DATA_LOSS", table.status().ToString().c_str());
     return 0;
   }
   // Accepted: it must be the valid table, byte for byte.

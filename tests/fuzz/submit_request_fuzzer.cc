@@ -4,12 +4,13 @@
 // limits as a worker would. An accepted answer must replay from start to
 // goal, an "unsolvable" must be, and an optimal length on a board of up to
 // six cells must equal breadth-first search's.
+#include <unistd.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
-#include <unistd.h>
 
 #include "engine/moves.h"
 #include "engine/solvability.h"
@@ -94,8 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(Replay(solve->start, result->moves) == solve->goal, "the moves do not reach the goal");
   if (result->optimal && cells <= 6) {
     FUZZ_CHECK(static_cast<int>(result->moves.size()) == TrueDistance(solve->start, solve->goal),
-               "%zu moves marked optimal, BFS says %d", result->moves.size(),
-               TrueDistance(solve->start, solve->goal));
+               "%zu moves marked optimal, BFS says %d", result->moves.size(), TrueDistance(solve->start, solve->goal));
   }
   return 0;
 }

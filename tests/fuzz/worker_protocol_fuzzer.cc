@@ -6,13 +6,14 @@
 // invariants must hold (each job queued or leased to the one worker it
 // names, no lease without its job), and a job's final result, once stored,
 // never changes.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "service/job_manager.h"
@@ -165,8 +166,8 @@ class Run {
                          job->state() == v1::JOB_STATE_CANCELLED;
       auto seen = finals_.find(id);
       if (seen != finals_.end()) {
-        FUZZ_CHECK(job->state() == seen->second.state() && job->result().SerializeAsString() ==
-                                                               seen->second.result().SerializeAsString(),
+        FUZZ_CHECK(job->state() == seen->second.state() &&
+                       job->result().SerializeAsString() == seen->second.result().SerializeAsString(),
                    "job %s finished twice", id.c_str());
       } else if (final) {
         finals_[id] = *job;
@@ -188,8 +189,9 @@ class Run {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace npuzzle;
   static int runs = 0;
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("npuzzle-fuzz-protocol-" + std::to_string(getpid()) + "-" + std::to_string(runs++));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("npuzzle-fuzz-protocol-" + std::to_string(getpid()) + "-" + std::to_string(runs++));
   std::filesystem::create_directories(dir);
   {
     Run run(dir);

@@ -24,9 +24,9 @@ void __tsan_mutex_post_unlock(void* addr, unsigned flags);
 
 namespace {
 
-constexpr unsigned kReadLock = 1 << 3;        // __tsan_mutex_read_lock
-constexpr unsigned kTryLock = 1 << 4;         // __tsan_mutex_try_lock
-constexpr unsigned kTryLockFailed = 1 << 5;   // __tsan_mutex_try_lock_failed
+constexpr unsigned kReadLock = 1 << 3;       // __tsan_mutex_read_lock
+constexpr unsigned kTryLock = 1 << 4;        // __tsan_mutex_try_lock
+constexpr unsigned kTryLockFailed = 1 << 5;  // __tsan_mutex_try_lock_failed
 
 #define NPUZZLE_STRINGIZE2(x) #x
 #define NPUZZLE_STRINGIZE(x) NPUZZLE_STRINGIZE2(x)
@@ -82,8 +82,7 @@ void Acquire(void* m, unsigned flags) {
 template <typename F>
 auto AcquiredBy(absl::Mutex* m, unsigned flags, F call) {
   return Annotated(
-      call, [m, flags] { __tsan_mutex_pre_lock(m, flags); },
-      [m, flags](auto) { __tsan_mutex_post_lock(m, flags, 0); });
+      call, [m, flags] { __tsan_mutex_pre_lock(m, flags); }, [m, flags](auto) { __tsan_mutex_post_lock(m, flags, 0); });
 }
 
 // Released for TSan before the call, taken again after: what Await does
@@ -106,37 +105,32 @@ ABSL_NAMESPACE_BEGIN
 
 void Mutex::Lock() {
   static const auto real = Real<PlainFn>("5Mutex4LockEv");
-  Annotated(
-      [&] { return real(this), 0; }, [this] { __tsan_mutex_pre_lock(this, 0); },
-      [this](int) { __tsan_mutex_post_lock(this, 0, 0); });
+  Annotated([&] { return real(this), 0; }, [this] { __tsan_mutex_pre_lock(this, 0); },
+            [this](int) { __tsan_mutex_post_lock(this, 0, 0); });
 }
 
 void Mutex::Unlock() {
   static const auto real = Real<PlainFn>("5Mutex6UnlockEv");
-  Annotated(
-      [&] { return real(this), 0; }, [this] { __tsan_mutex_pre_unlock(this, 0); },
-      [this](int) { __tsan_mutex_post_unlock(this, 0); });
+  Annotated([&] { return real(this), 0; }, [this] { __tsan_mutex_pre_unlock(this, 0); },
+            [this](int) { __tsan_mutex_post_unlock(this, 0); });
 }
 
 bool Mutex::TryLock() {
   static const auto real = Real<TryFn>("5Mutex7TryLockEv");
-  return Annotated(
-      [&] { return real(this); }, [this] { __tsan_mutex_pre_lock(this, kTryLock); },
-      [this](bool locked) { __tsan_mutex_post_lock(this, kTryLock | (locked ? 0 : kTryLockFailed), 0); });
+  return Annotated([&] { return real(this); }, [this] { __tsan_mutex_pre_lock(this, kTryLock); },
+                   [this](bool locked) { __tsan_mutex_post_lock(this, kTryLock | (locked ? 0 : kTryLockFailed), 0); });
 }
 
 void Mutex::ReaderLock() {
   static const auto real = Real<PlainFn>("5Mutex10ReaderLockEv");
-  Annotated(
-      [&] { return real(this), 0; }, [this] { __tsan_mutex_pre_lock(this, kReadLock); },
-      [this](int) { __tsan_mutex_post_lock(this, kReadLock, 0); });
+  Annotated([&] { return real(this), 0; }, [this] { __tsan_mutex_pre_lock(this, kReadLock); },
+            [this](int) { __tsan_mutex_post_lock(this, kReadLock, 0); });
 }
 
 void Mutex::ReaderUnlock() {
   static const auto real = Real<PlainFn>("5Mutex12ReaderUnlockEv");
-  Annotated(
-      [&] { return real(this), 0; }, [this] { __tsan_mutex_pre_unlock(this, kReadLock); },
-      [this](int) { __tsan_mutex_post_unlock(this, kReadLock); });
+  Annotated([&] { return real(this), 0; }, [this] { __tsan_mutex_pre_unlock(this, kReadLock); },
+            [this](int) { __tsan_mutex_post_unlock(this, kReadLock); });
 }
 
 void Mutex::Await(const Condition& cond) {
