@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
+
 namespace npuzzle::testing {
 
 CommandResult RunCommand(const std::string& command) {
@@ -43,6 +45,15 @@ std::string TempDir::Write(const std::string& name, const std::string& contents)
   const std::string file = path_ + "/" + name;
   std::ofstream(file) << contents;
   return file;
+}
+
+absl::Duration Scaled(absl::Duration d) {
+  static const double factor = [] {
+    const char* text = std::getenv("NPUZZLE_TEST_TIME_SCALE");
+    double f = 1;
+    return text != nullptr && absl::SimpleAtod(text, &f) && f >= 1 ? f : 1.0;
+  }();
+  return d * factor;
 }
 
 }  // namespace npuzzle::testing

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "absl/time/time.h"
+
 namespace npuzzle::testing {
 
 struct CommandResult {
@@ -31,6 +33,11 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// A deadline a test asserts, stretched by NPUZZLE_TEST_TIME_SCALE (a
+// number, default 1): the sanitizer stages run the same timing tests with
+// the factor their slowdown needs, rather than skip them.
+absl::Duration Scaled(absl::Duration d);
 
 }  // namespace npuzzle::testing
 

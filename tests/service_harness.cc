@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
 
 namespace npuzzle::testing {
 
@@ -46,13 +47,30 @@ Process::Process(std::vector<std::string> argv, std::string log) : log_(std::mov
 
 Process::~Process() {
   if (!reaped_) {
-    kill(-pid_, SIGKILL);
-    kill(pid_, SIGKILL);
-    waitpid(pid_, &status_, 0);
+    // Stopped as an operator would, so that it shuts down cleanly (and,
+    // under AddressSanitizer, has its leaks checked): it must then exit 0,
+    // unless the test signalled it itself and so judges its end.
+    const bool judged_by_test = signalled_;
+    Signal(SIGTERM);
+    const int code = Wait(Scaled(absl::Seconds(15)));
+    if (reaped_ && code != 0 && !judged_by_test) {
+      ADD_FAILURE() << "after SIGTERM, " << log_ << " ended with "
+                    << (WIFSIGNALED(status_) ? absl::StrCat("signal ", WTERMSIG(status_))
+                                             : absl::StrCat("status ", code))
+                    << ":\n"
+                    << Log();
+    }
   }
+  // Whatever is left of its group (local workers of a coordinator that did
+  // not stop) goes now.
+  kill(-pid_, SIGKILL);
+  if (!reaped_) waitpid(pid_, &status_, 0);
 }
 
-void Process::Signal(int signal) { kill(pid_, signal); }
+void Process::Signal(int signal) {
+  signalled_ = true;
+  kill(pid_, signal);
+}
 
 bool Process::Running() {
   if (reaped_) return false;

@@ -23,7 +23,7 @@ class Process {
  public:
   // Starts argv with stdout and stderr appended to `log`.
   Process(std::vector<std::string> argv, std::string log);
-  ~Process();  // SIGKILL if still running
+  ~Process();  // SIGTERM if still running (a test failure unless it exits 0), then SIGKILL
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
 
@@ -37,6 +37,7 @@ class Process {
  private:
   pid_t pid_ = 0;
   bool reaped_ = false;
+  bool signalled_ = false;  // by the test
   int status_ = 0;
   std::string log_;
 };

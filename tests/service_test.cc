@@ -25,6 +25,7 @@
 #include "sqlite3.h"
 #include "tests/exhaustive.h"
 #include "tests/http_get.h"
+#include "tests/process_util.h"
 #include "tests/service_harness.h"
 #include "worker/job_spec.h"
 
@@ -182,7 +183,7 @@ TEST(Service, CancelQueuedAndRunningJobs) {
   EXPECT_EQ(job.state(), v1::JOB_STATE_CANCELLED);
   EXPECT_EQ(job.result().status(), "cancelled");
   EXPECT_GT(job.result().stats().expanded(), 0u);  // it had been searching
-  EXPECT_LT(took, absl::Milliseconds(200)) << "stopping a running job took " << took;
+  EXPECT_LT(took, testing::Scaled(absl::Milliseconds(200))) << "stopping a running job took " << took;
 }
 
 // Two coordinators on one job store would run jobs twice; the second
@@ -416,7 +417,8 @@ TEST(Service, FiveHundredConcurrentJobsFromSeveralClients) {
 
 TEST(Service, SigtermDrainsTheCoordinatorAndLetsRunningJobsFinish) {
   testing::TempDir dir;
-  Coordinator c(dir, 1);
+  const absl::Duration grace = testing::Scaled(absl::Seconds(20));
+  Coordinator c(dir, 1, {absl::StrCat("--drain-grace-ms=", grace / absl::Milliseconds(1))});
   c.Start();
   const std::string id = Submit(c.stub(), SpecFor(kKorf4, "blank-first", "idastar"))->id();
   ASSERT_TRUE(AwaitState(c.stub(), id, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
@@ -424,7 +426,7 @@ TEST(Service, SigtermDrainsTheCoordinatorAndLetsRunningJobsFinish) {
   // New work is refused while it drains.
   absl::SleepFor(absl::Milliseconds(100));
   EXPECT_EQ(Submit(c.stub(), SpecFor("8 1 3 4 0 2 7 6 5")).status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(c.process()->Wait(absl::Seconds(20)), 0) << c.process()->Log();
+  EXPECT_EQ(c.process()->Wait(grace), 0) << c.process()->Log();
   c.Start();
   const absl::StatusOr<v1::Job> job = GetJob(c.stub(), id);
   ASSERT_TRUE(job.ok()) << job.status() << "\n" << c.process()->Log();
