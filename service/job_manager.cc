@@ -93,11 +93,10 @@ void JobManager::Unlock() {
 
 void JobManager::Committed(std::vector<StoreWriter::Done>& done, const std::vector<absl::Status>& outcomes) {
   metrics_.Committed(done.size());
-  mu_.Lock();
+  Locked lock(this);
   for (size_t i = 0; i < done.size(); ++i) {
     if (done[i]) done[i](outcomes[i]);
   }
-  Unlock();
 }
 
 void JobManager::Sync() { writer_.WaitIdle(); }
@@ -108,29 +107,30 @@ absl::Status JobManager::Start() {
   absl::StatusOr<std::vector<JobStore::Row>> rows = store_->Unfinished();
   if (!rows.ok()) return rows.status();
   absl::Status failed;
-  mu_.Lock();
-  last_seq_ = *last_seq;
-  const absl::Time resume = absl::Now() + options_.recovery_grace;
-  for (JobStore::Row& row : *rows) {
-    Active& a = active_[row.job.id()];
-    a.job = std::move(row.job);
-    a.seq = row.seq;
-    a.durable_attempt = a.job.attempt();
-    // The last coordinator may have sent the next attempt before storing
-    // it (see Assign): that number is never used again.
-    a.min_attempt = a.job.attempt() + 2;
-    absl::Time not_before = absl::InfinitePast();
-    if (a.job.state() == v1::JOB_STATE_RUNNING) {
-      // Its worker may still be at it: give it time to reconnect.
-      a.job.set_state(v1::JOB_STATE_QUEUED);
-      not_before = resume;
-      Store(a.job, 0, [&failed](const absl::Status& stored) {
-        if (!stored.ok()) failed = stored;
-      });
+  {
+    Locked lock(this);
+    last_seq_ = *last_seq;
+    const absl::Time resume = absl::Now() + options_.recovery_grace;
+    for (JobStore::Row& row : *rows) {
+      Active& a = active_[row.job.id()];
+      a.job = std::move(row.job);
+      a.seq = row.seq;
+      a.durable_attempt = a.job.attempt();
+      // The last coordinator may have sent the next attempt before storing
+      // it (see Assign): that number is never used again.
+      a.min_attempt = a.job.attempt() + 2;
+      absl::Time not_before = absl::InfinitePast();
+      if (a.job.state() == v1::JOB_STATE_RUNNING) {
+        // Its worker may still be at it: give it time to reconnect.
+        a.job.set_state(v1::JOB_STATE_QUEUED);
+        not_before = resume;
+        Store(a.job, 0, [&failed](const absl::Status& stored) {
+          if (!stored.ok()) failed = stored;
+        });
+      }
+      queue_.Push(a.job.id(), a.job.spec().priority(), a.seq, not_before);
     }
-    queue_.Push(a.job.id(), a.job.spec().priority(), a.seq, not_before);
   }
-  Unlock();
   Sync();
   if (!failed.ok()) return failed;
   housekeeper_ = std::thread([this] { Housekeeping(); });
@@ -174,7 +174,7 @@ void JobManager::Submit(const v1::JobSpec& submitted, Reply reply) {
     *job.mutable_result() = ResultToProto(unsolvable);
   }
 
-  mu_.Lock();
+  Locked lock(this);
   absl::Status refused;
   if (!accepting_) {
     refused = absl::UnavailableError("the service is shutting down and takes no new jobs");
@@ -182,10 +182,7 @@ void JobManager::Submit(const v1::JobSpec& submitted, Reply reply) {
     refused = absl::ResourceExhaustedError(
         absl::StrFormat("the queue is full (%d jobs waiting); try again later", queue_.size()));
   }
-  if (!refused.ok()) {
-    Unlock();
-    return reply(refused);
-  }
+  if (!refused.ok()) return Later([reply, refused] { reply(refused); });
   Active& a = active_[job.id()];
   a.job = job;
   a.seq = ++last_seq_;
@@ -197,7 +194,6 @@ void JobManager::Submit(const v1::JobSpec& submitted, Reply reply) {
     queue_.Push(job.id(), spec.priority(), a.seq);
     Dispatch();
   }
-  Unlock();
 }
 
 void JobManager::Admitted(const std::string& id, const v1::JobSpec& submitted, const Reply& reply,
@@ -262,52 +258,56 @@ absl::StatusOr<v1::Job> JobManager::Get(const std::string& id) {
 
 absl::StatusOr<v1::Job> JobManager::Cancel(const std::string& id) {
   if (absl::Status s = CheckJobId(id); !s.ok()) return s;
-  mu_.Lock();
-  auto it = active_.find(id);
-  if (it == active_.end()) {
-    Unlock();
-    absl::StatusOr<v1::Job> stored = store_->Get(id);
-    if (!stored.ok()) return stored.status();
-    return absl::FailedPreconditionError(
-        absl::StrCat("job ", id, " has already finished (", v1::JobState_Name(stored->state()), ")"));
-  }
-  Active& a = it->second;
-  if (!a.final_job && a.job.state() == v1::JOB_STATE_QUEUED) {
-    v1::Result result;
-    result.set_status("cancelled");
-    Finish(a, v1::JOB_STATE_CANCELLED, &result, "");
-  } else if (!a.final_job) {
-    a.cancel_requested = true;
-    if (Worker* w = workers_.FindById(a.job.worker_id()); w != nullptr && w->running.contains(id)) {
-      w->link->Send(CancelMessage(id, a.job.attempt()));
+  v1::Job reply;
+  bool unfinished = false;
+  bool ending = false;
+  absl::Notification stored;
+  {
+    Locked lock(this);
+    if (auto it = active_.find(id); it != active_.end()) {
+      Active& a = it->second;
+      unfinished = true;
+      if (!a.final_job && a.job.state() == v1::JOB_STATE_QUEUED) {
+        v1::Result result;
+        result.set_status("cancelled");
+        Finish(a, v1::JOB_STATE_CANCELLED, &result, "");
+      } else if (!a.final_job) {
+        a.cancel_requested = true;
+        if (Worker* w = workers_.FindById(a.job.worker_id()); w != nullptr && w->running.contains(id)) {
+          w->link->Send(CancelMessage(id, a.job.attempt()));
+        }
+      }
+      reply = a.job;
+      ending = a.final_job.has_value();
+      // Its end is being stored: answer with it once it is.
+      if (ending) {
+        events_.Wait(id, absl::Now() + kStoreWait, [&](const v1::Job& now) {
+          reply = now;
+          stored.Notify();
+        });
+      }
     }
   }
-  v1::Job reply = a.job;
-  if (!a.final_job) {
-    Unlock();
-    return reply;
+  if (!unfinished) {
+    absl::StatusOr<v1::Job> job = store_->Get(id);
+    if (!job.ok()) return job.status();
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", id, " has already finished (", v1::JobState_Name(job->state()), ")"));
   }
-  // Its end is being stored: answer with it once it is.
-  absl::Notification stored;
-  events_.Wait(id, absl::Now() + kStoreWait, [&](const v1::Job& now) {
-    reply = now;
-    stored.Notify();
-  });
-  Unlock();
-  stored.WaitForNotification();
+  if (ending) stored.WaitForNotification();
   return reply;
 }
 
 absl::Status JobManager::WhenFinished(const std::string& id, absl::Duration timeout,
                                       std::function<void(const v1::Job&)> done) {
   if (absl::Status s = CheckJobId(id); !s.ok()) return s;
-  mu_.Lock();
-  if (active_.contains(id)) {
-    events_.Wait(id, absl::Now() + timeout, std::move(done));
-    Unlock();
-    return absl::OkStatus();
+  {
+    Locked lock(this);
+    if (active_.contains(id)) {
+      events_.Wait(id, absl::Now() + timeout, std::move(done));
+      return absl::OkStatus();
+    }
   }
-  Unlock();
   absl::StatusOr<v1::Job> stored = store_->Get(id);
   if (!stored.ok()) return stored.status();
   done(*stored);
@@ -317,13 +317,13 @@ absl::Status JobManager::WhenFinished(const std::string& id, absl::Duration time
 absl::StatusOr<std::shared_ptr<JobWatch>> JobManager::Watch(const std::string& id) {
   if (absl::Status s = CheckJobId(id); !s.ok()) return s;
   auto watch = std::make_shared<JobWatch>();
-  mu_.Lock();
-  if (auto it = active_.find(id); it != active_.end()) {
-    events_.Watch(it->second.job, watch);
-    Unlock();
-    return watch;
+  {
+    Locked lock(this);
+    if (auto it = active_.find(id); it != active_.end()) {
+      events_.Watch(it->second.job, watch);
+      return watch;
+    }
   }
-  Unlock();
   absl::StatusOr<v1::Job> stored = store_->Get(id);
   if (!stored.ok()) return stored.status();
   v1::JobEvent e;
@@ -361,7 +361,7 @@ JobManager::Active* JobManager::Assigned(const Worker& w, const std::string& job
 }
 
 void JobManager::Connected(std::shared_ptr<WorkerLink> link, const v1::WorkerHello& hello) {
-  mu_.Lock();
+  Locked lock(this);
   // A worker that reconnects before its old link was noticed gone.
   if (Worker* old = workers_.FindById(hello.worker_id())) {
     Later([stale = old->link] { stale->Close("replaced by a new connection from the same worker"); });
@@ -383,16 +383,12 @@ void JobManager::Connected(std::shared_ptr<WorkerLink> link, const v1::WorkerHel
     }
   }
   Dispatch();
-  Unlock();
 }
 
 void JobManager::Received(WorkerLink* link, const v1::WorkerMessage& m) {
-  mu_.Lock();
+  Locked lock(this);
   Worker* w = workers_.Find(link);
-  if (w == nullptr) {
-    Unlock();
-    return;
-  }
+  if (w == nullptr) return;
   workers_.Heard(*w, absl::Now());
   switch (m.message_case()) {
     case v1::WorkerMessage::kHeartbeat:
@@ -423,7 +419,6 @@ void JobManager::Received(WorkerLink* link, const v1::WorkerMessage& m) {
       break;
   }
   Dispatch();
-  Unlock();
 }
 
 void JobManager::HandleFinished(Worker& w, const v1::JobFinished& f) {
@@ -451,10 +446,9 @@ void JobManager::HandleFinished(Worker& w, const v1::JobFinished& f) {
 }
 
 void JobManager::Disconnected(WorkerLink* link) {
-  mu_.Lock();
+  Locked lock(this);
   DropWorker(link);
   Dispatch();
-  Unlock();
 }
 
 void JobManager::DropWorker(WorkerLink* link) {
@@ -608,12 +602,9 @@ void JobManager::Forget(const std::string& id) {
 void JobManager::Housekeeping() {
   constexpr absl::Duration kTick = absl::Milliseconds(100);
   for (;;) {
-    mu_.Lock();
+    Locked lock(this);
     mu_.AwaitWithTimeout(absl::Condition(&stopping_), kTick);
-    if (stopping_) {
-      Unlock();
-      return;
-    }
+    if (stopping_) return;
     const absl::Time now = absl::Now();
     for (WorkerLink* link : workers_.SilentSince(now - options_.lease_timeout)) {
       Later([l = workers_.Find(link)->link] { l->Close("lease expired: no word from the worker"); });
@@ -624,29 +615,29 @@ void JobManager::Housekeeping() {
       if (it != active_.end()) Later([done = std::move(done), job = it->second.job] { done(job); });
     }
     Dispatch();
-    Unlock();
   }
 }
 
 void JobManager::Drain(absl::Duration grace) {
-  mu_.Lock();
-  accepting_ = false;
-  // Hand out nothing more; wait for what runs.
-  for (WorkerLink* link : workers_.Links()) workers_.SetDraining(*workers_.Find(link), true);
-  HandOff();
-  mu_.AwaitWithDeadline(
-      absl::Condition(
-          +[](WorkerPool* pool) ABSL_NO_THREAD_SAFETY_ANALYSIS { return !pool->AnyRunning(); }, &workers_),
-      absl::Now() + grace);
-  for (WorkerLink* link : workers_.Links()) {
-    // Its jobs stay recorded as running under this worker and attempt, as
-    // after a crash: the next coordinator gives their worker the recovery
-    // grace to reconnect and keep them before anyone else may take them.
-    Later([l = workers_.Find(link)->link] { l->Close("the coordinator is shutting down"); });
-    workers_.Remove(link);
+  {
+    Locked lock(this);
+    accepting_ = false;
+    // Hand out nothing more; wait for what runs.
+    for (WorkerLink* link : workers_.Links()) workers_.SetDraining(*workers_.Find(link), true);
+    HandOff();
+    mu_.AwaitWithDeadline(
+        absl::Condition(
+            +[](WorkerPool* pool) ABSL_NO_THREAD_SAFETY_ANALYSIS { return !pool->AnyRunning(); }, &workers_),
+        absl::Now() + grace);
+    for (WorkerLink* link : workers_.Links()) {
+      // Its jobs stay recorded as running under this worker and attempt, as
+      // after a crash: the next coordinator gives their worker the recovery
+      // grace to reconnect and keep them before anyone else may take them.
+      Later([l = workers_.Find(link)->link] { l->Close("the coordinator is shutting down"); });
+      workers_.Remove(link);
+    }
+    stopping_ = true;
   }
-  stopping_ = true;
-  Unlock();
   Sync();
 }
 

@@ -138,6 +138,19 @@ class JobManager {
   void HandOff() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Work to do once the lock is released (gRPC completions).
   void Later(std::function<void()> f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { later_.push_back(std::move(f)); }
+
+  // The manager's lock for one scope. Leaving it hands the scope's writes
+  // to the writer, releases the lock, then runs what was deferred.
+  class ABSL_SCOPED_LOCKABLE Locked {
+   public:
+    explicit Locked(JobManager* m) ABSL_EXCLUSIVE_LOCK_FUNCTION(m->mu_) : m_(m) { m_->mu_.Lock(); }
+    ~Locked() ABSL_UNLOCK_FUNCTION() { m_->Unlock(); }
+    Locked(const Locked&) = delete;
+    Locked& operator=(const Locked&) = delete;
+
+   private:
+    JobManager* const m_;
+  };
   void Unlock() ABSL_UNLOCK_FUNCTION(mu_);
   // The writer's completions for one commit.
   void Committed(std::vector<StoreWriter::Done>& done, const std::vector<absl::Status>& outcomes)
