@@ -1,5 +1,7 @@
 #include "service/job_manager.h"
 
+#include <utility>
+
 #include "absl/random/random.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -123,6 +125,7 @@ absl::Status JobManager::Start() {
       if (a.job.state() == v1::JOB_STATE_RUNNING) {
         // Its worker may still be at it: give it time to reconnect.
         a.job.set_state(v1::JOB_STATE_QUEUED);
+        a.unclaimed = true;
         not_before = resume;
         Store(a.job, 0, [&failed](const absl::Status& stored) {
           if (!stored.ok()) failed = stored;
@@ -377,6 +380,7 @@ void JobManager::Connected(std::shared_ptr<WorkerLink> link, const v1::WorkerHel
     if (adopt) {
       // Still running where it was: keep it there rather than start over.
       queue_.Erase(r.job_id());
+      it->second.unclaimed = false;
       Assign(it->second, w, /*adopted=*/true);
     } else {
       link->Send(CancelMessage(r.job_id(), r.attempt()));
@@ -465,7 +469,13 @@ void JobManager::Dispatch() {
   while (Worker* w = workers_.Freest()) {
     std::optional<std::string> id = queue_.PopReady(now);
     if (!id) return;
-    if (auto it = active_.find(*id); it != active_.end()) Assign(it->second, *w, /*adopted=*/false);
+    auto it = active_.find(*id);
+    if (it == active_.end()) continue;
+    Active& a = it->second;
+    // Running before a restart, and its worker did not come back for it in
+    // the recovery grace: that worker was lost.
+    if (std::exchange(a.unclaimed, false) && !CountLoss(a)) continue;
+    Assign(a, *w, /*adopted=*/false);
   }
 }
 
@@ -538,13 +548,7 @@ void JobManager::Requeue(Active& a, bool lost) {
     Finish(a, v1::JOB_STATE_CANCELLED, &result, "");
     return;
   }
-  if (lost) a.job.set_lost_attempts(a.job.lost_attempts() + 1);
-  if (a.job.lost_attempts() >= options_.max_lost_attempts) {
-    Finish(a, v1::JOB_STATE_FAILED, nullptr,
-           absl::StrFormat("the workers running this job were lost %d times (last: %s)", a.job.lost_attempts(),
-                           a.job.worker_id()));
-    return;
-  }
+  if (lost && !CountLoss(a)) return;
   a.job.set_state(v1::JOB_STATE_QUEUED);
   a.job.clear_progress();
   a.node_rate = 0;
@@ -552,6 +556,15 @@ void JobManager::Requeue(Active& a, bool lost) {
   // If this write fails, a restart finds the job running and requeues it.
   StoreState(a);
   queue_.Push(a.job.id(), a.job.spec().priority(), a.seq);
+}
+
+bool JobManager::CountLoss(Active& a) {
+  a.job.set_lost_attempts(a.job.lost_attempts() + 1);
+  if (a.job.lost_attempts() < options_.max_lost_attempts) return true;
+  Finish(a, v1::JOB_STATE_FAILED, nullptr,
+         absl::StrFormat("the workers running this job were lost %d times (last: %s)", a.job.lost_attempts(),
+                         a.job.worker_id()));
+  return false;
 }
 
 void JobManager::Finish(Active& a, v1::JobState state, const v1::Result* result, const std::string& error) {

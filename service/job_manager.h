@@ -122,6 +122,9 @@ class JobManager {
     // its next attempt may have (see Assign).
     int durable_attempt = 0;
     int min_attempt = 0;
+    // Running when the coordinator restarted, and not yet reclaimed by its
+    // worker: handed to another, it counts as lost.
+    bool unclaimed = false;
   };
 
   // The answer to a spec whose request id names `known`: that job as it is
@@ -164,6 +167,9 @@ class JobManager {
   void AssignmentStored(const std::string& id, int attempt, bool adopted, bool sent, const absl::Status& stored)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendAssignment(const Active& a, Worker& w) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts a lost worker against the job: false, with the job failed, once
+  // that has happened too often.
+  bool CountLoss(Active& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Back to the queue; `lost` counts against the job.
   void Requeue(Active& a, bool lost) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Ends the job: stored first, then reported, then forgotten.

@@ -566,6 +566,27 @@ TEST_F(JobManagerTest, AnAttemptNumberIsNeverGivenTwice) {
   EXPECT_GT(w3->Assignments()[0].attempt(), sent) << "that attempt may still be running on w2";
 }
 
+// A job that was running when the coordinator died, whose worker does not
+// come back for it within the recovery grace, lost that worker: it counts.
+TEST_F(JobManagerTest, AJobWhoseWorkerNeverReturnsAfterARestartCountsAsLost) {
+  ManagerOptions o = Defaults();
+  o.max_lost_attempts = 2;
+  Restart(o);
+  const std::string id = manager_->Submit(Spec())->id();
+  auto w1 = Connect("w1");
+  ASSERT_EQ(w1->Assignments().size(), 1u);
+  Restart(o);  // w1 never reconnects
+  auto w2 = Connect("w2");
+  ASSERT_EQ(w2->Assignments().size(), 1u);
+  EXPECT_EQ(Get(id).lost_attempts(), 1);
+  EXPECT_EQ(Get(id).worker_id(), "w2");
+  Restart(o);  // nor does w2: the second loss fails the job
+  auto w3 = Connect("w3");
+  EXPECT_TRUE(w3->Assignments().empty());
+  EXPECT_EQ(Get(id).state(), v1::JOB_STATE_FAILED);
+  EXPECT_THAT(Get(id).error(), HasSubstr("lost 2 times"));
+}
+
 TEST_F(JobManagerTest, QueueLimitAndLimitCeilings) {
   ManagerOptions o = Defaults();
   o.max_queued = 2;
