@@ -44,10 +44,10 @@ std::string Shown(const std::string& id) { return id.size() <= 64 ? id : id.subs
 // scope, or borrowed from the store's cache and reset for its next use.
 class Statement {
  public:
-  Statement(sqlite3* db, const std::string& sql) : db_(db) {
+  Statement(sqlite3* db, const std::string& sql) {
     if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
   }
-  Statement(sqlite3* db, sqlite3_stmt* cached) : db_(db), stmt_(cached), cached_(true) {}
+  explicit Statement(sqlite3_stmt* cached) : stmt_(cached), cached_(true) {}
   ~Statement() {
     if (!cached_) {
       sqlite3_finalize(stmt_);
@@ -76,7 +76,6 @@ class Statement {
   }
 
  private:
-  sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
   bool cached_ = false;
 };
@@ -299,7 +298,7 @@ std::vector<absl::Status> JobStore::Commit(const std::vector<Change>& changes) {
 }
 
 absl::Status JobStore::Step(sqlite3_stmt* stmt, absl::string_view what) {
-  Statement statement(writer_, stmt);
+  Statement statement(stmt);
   return statement.Step() == SQLITE_DONE ? absl::OkStatus() : SqliteError(writer_, what);
 }
 
@@ -307,7 +306,7 @@ absl::Status JobStore::Apply(const Change& change) {
   const v1::Job& job = change.job;
   const std::string blob = job.SerializeAsString();
   if (change.seq > 0) {
-    Statement insert(writer_, insert_);
+    Statement insert(insert_);
     insert.Bind(1, change.seq);
     insert.Bind(2, job.id());
     if (job.spec().request_id().empty()) {
@@ -323,7 +322,7 @@ absl::Status JobStore::Apply(const Change& change) {
     }
     return SqliteError(writer_, "insert");
   }
-  Statement update(writer_, update_);
+  Statement update(update_);
   update.Bind(1, job.state());
   update.BindBlob(2, blob);
   update.Bind(3, job.id());

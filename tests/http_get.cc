@@ -2,10 +2,13 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -14,28 +17,71 @@
 
 namespace npuzzle::testing {
 
-absl::StatusOr<HttpResponse> HttpGet(const std::string& ipv4, int port, const std::string& path) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return absl::InternalError("socket failed");
-  timeval timeout{.tv_sec = 10, .tv_usec = 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+absl::StatusOr<int> ConnectTcp(const std::string& ipv4, int port, absl::Duration timeout) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return absl::InternalError(absl::StrCat("socket: ", std::strerror(errno)));
+  const timeval limit = absl::ToTimeval(timeout);
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   inet_pton(AF_INET, ipv4.c_str(), &addr.sin_addr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd);
-    return absl::UnavailableError(absl::StrCat("cannot connect to ", ipv4, ":", port));
+  int error = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 ? 0 : errno;
+  if (error == EINTR) {
+    // An interrupted connect carries on in the background; wait for it.
+    pollfd ready{.fd = fd, .events = POLLOUT, .revents = 0};
+    const absl::Time deadline = absl::Now() + timeout;
+    int polled;
+    do {
+      polled = poll(&ready, 1, static_cast<int>(absl::ToInt64Milliseconds(deadline - absl::Now())));
+    } while (polled < 0 && errno == EINTR);
+    socklen_t size = sizeof error;
+    if (polled == 1) {
+      getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size);
+    } else {
+      error = polled == 0 ? ETIMEDOUT : errno;
+    }
   }
-  const std::string request = absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", ipv4, "\r\n\r\n");
-  if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) {
+  if (error != 0) {
     close(fd);
-    return absl::UnavailableError("write failed");
+    return absl::UnavailableError(absl::StrCat("cannot connect to ", ipv4, ":", port, ": ", std::strerror(error)));
   }
+  return fd;
+}
+
+absl::Status SendAll(int fd, absl::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return absl::UnavailableError(absl::StrCat("send: ", std::strerror(errno)));
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadUntilClosed(int fd) {
   std::string raw;
   char buf[8192];
-  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) raw.append(buf, static_cast<size_t>(n));
-  close(fd);
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n == 0) return raw;
+    if (n > 0) {
+      raw.append(buf, static_cast<size_t>(n));
+    } else if (errno != EINTR) {
+      return absl::UnavailableError(absl::StrCat("read after ", raw.size(), " bytes: ", std::strerror(errno)));
+    }
+  }
+}
+
+absl::StatusOr<HttpResponse> HttpGet(const std::string& ipv4, int port, const std::string& path) {
+  absl::StatusOr<int> fd = ConnectTcp(ipv4, port, absl::Seconds(10));
+  if (!fd.ok()) return fd.status();
+  absl::Status sent = SendAll(*fd, absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", ipv4, "\r\n\r\n"));
+  absl::StatusOr<std::string> read = sent.ok() ? ReadUntilClosed(*fd) : sent;
+  close(*fd);
+  if (!read.ok()) return read.status();
+  const std::string& raw = *read;
   const size_t header_end = raw.find("\r\n\r\n");
   if (header_end == std::string::npos) return absl::DataLossError("no complete HTTP response: " + raw);
   HttpResponse response;

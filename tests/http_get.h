@@ -6,7 +6,10 @@
 #include <optional>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 
 namespace npuzzle::testing {
 
@@ -17,6 +20,14 @@ struct HttpResponse {
 };
 
 absl::StatusOr<HttpResponse> HttpGet(const std::string& ipv4, int port, const std::string& path);
+
+// The pieces HttpGet is made of, for tests that send other bytes. Every
+// call retries when a signal interrupts it (libFuzzer's timer sends one
+// every second), so only the peer or `timeout` can make it fail.
+absl::StatusOr<int> ConnectTcp(const std::string& ipv4, int port, absl::Duration timeout);
+absl::Status SendAll(int fd, absl::string_view bytes);
+// Everything the peer sends until it closes the connection.
+absl::StatusOr<std::string> ReadUntilClosed(int fd);
 
 // The value of `series` (a name with its labels exactly as rendered, e.g.
 // `npuzzle_jobs{state="done"}`), or nullopt if it is not there.
