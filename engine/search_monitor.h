@@ -71,7 +71,6 @@ class SearchMonitor {
   // For threads that finish before the caller's own counter does.
   void Flush(WorkCounter& c);
 
-  absl::Duration Elapsed() const { return absl::Now() - start_; }
   // Nodes generated so far: what has been flushed plus `c`'s share.
   uint64_t Generated(const WorkCounter& c) const;
 

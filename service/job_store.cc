@@ -60,7 +60,6 @@ class Statement {
   Statement& operator=(const Statement&) = delete;
 
   bool ok() const { return stmt_ != nullptr; }
-  sqlite3_stmt* get() { return stmt_; }
   void Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
   void Bind(int i, const std::string& v) { sqlite3_bind_text(stmt_, i, v.data(), v.size(), SQLITE_TRANSIENT); }
   void BindBlob(int i, const std::string& v) { sqlite3_bind_blob(stmt_, i, v.data(), v.size(), SQLITE_TRANSIENT); }

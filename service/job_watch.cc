@@ -11,7 +11,6 @@ void JobWatch::Push(const v1::JobEvent& event, bool final) {
       if (!events_.empty() && events_.back().has_progress()) {
         events_.back() = event;  // only the newest progress matters
       } else if (events_.size() >= kMaxBacklog) {
-        ++dropped_;
         return;
       } else {
         events_.push_back(event);
@@ -44,11 +43,6 @@ void JobWatch::Abandon() {
   abandoned_ = true;
   events_.clear();
   wakeup_ = nullptr;
-}
-
-size_t JobWatch::dropped() const {
-  absl::MutexLock lock(&mu_);
-  return dropped_;
 }
 
 }  // namespace npuzzle

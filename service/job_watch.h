@@ -33,14 +33,11 @@ class JobWatch {
   // The reader went away: further pushes are dropped.
   void Abandon();
 
-  size_t dropped() const;
-
  private:
   mutable absl::Mutex mu_;
   std::deque<v1::JobEvent> events_ ABSL_GUARDED_BY(mu_);
   bool final_queued_ ABSL_GUARDED_BY(mu_) = false;
   bool abandoned_ ABSL_GUARDED_BY(mu_) = false;
-  size_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
   std::function<void()> wakeup_ ABSL_GUARDED_BY(mu_);
 };
 

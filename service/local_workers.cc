@@ -85,7 +85,6 @@ void LocalWorkers::Supervise() {
         if (s.pid == 0 && now >= s.next_start) {
           s.pid = Spawn();
           s.started = now;
-          ++restarts_;
         }
       }
     }
@@ -118,11 +117,6 @@ void LocalWorkers::Stop(absl::Duration grace) {
       absl::SleepFor(absl::Milliseconds(20));
     }
   }
-}
-
-int LocalWorkers::restarts() const {
-  absl::MutexLock lock(&mu_);
-  return restarts_;
 }
 
 }  // namespace npuzzle

@@ -27,8 +27,6 @@ class LocalWorkers {
   // SIGTERM to every worker, then SIGKILL to any still there after `grace`.
   void Stop(absl::Duration grace);
 
-  int restarts() const;
-
  private:
   struct Slot {
     pid_t pid = 0;
@@ -41,10 +39,9 @@ class LocalWorkers {
   void Supervise();
 
   const std::vector<std::string> command_;
-  mutable absl::Mutex mu_;
+  absl::Mutex mu_;
   std::vector<Slot> slots_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  int restarts_ ABSL_GUARDED_BY(mu_) = 0;
   std::thread supervisor_;
 };
 

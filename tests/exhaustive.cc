@@ -12,7 +12,7 @@ uint32_t Factorial(int n) { return n <= 1 ? 1 : n * Factorial(n - 1); }
 }  // namespace
 
 ExhaustiveDistances::ExhaustiveDistances(const Board& goal)
-    : goal_(goal), cells_(goal.cells()), distance_(Factorial(goal.cells()), kUnreachable) {
+    : cells_(goal.cells()), distance_(Factorial(goal.cells()), kUnreachable) {
   const int rows = goal.rows(), cols = goal.cols();
   std::vector<uint32_t> frontier = {Rank(std::vector<int>(goal.tiles().begin(), goal.tiles().end()))};
   distance_[frontier[0]] = 0;

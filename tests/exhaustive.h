@@ -30,13 +30,11 @@ class ExhaustiveDistances {
   // Calls visit(tiles, distance) for every arrangement of this shape,
   // reachable or not (distance kUnreachable).
   void ForEachBoard(const std::function<void(const std::vector<int>&, int)>& visit) const;
-  const Board& goal() const { return goal_; }
 
  private:
   uint32_t Rank(const std::vector<int>& tiles) const;
   std::vector<int> Unrank(uint32_t rank) const;
 
-  Board goal_;
   int cells_;
   std::vector<int8_t> distance_;
   int reachable_ = 0;

@@ -49,7 +49,6 @@ class PdbStore {
   // limit, FailedPrecondition when the table cannot fit the cache budget.
   absl::StatusOr<std::shared_ptr<const PatternTable>> Table(const PatternKey& key, const PdbBuildOptions& options);
 
-  const std::string& directory() const { return directory_; }
   // Tables held now, and how many were built rather than loaded.
   int tables() const;
   int built() const;

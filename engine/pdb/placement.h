@@ -39,7 +39,6 @@ class PlacementIndexer {
     }
   }
 
-  int cells() const { return cells_; }
   // The place value of digit i: the rank is the sum of digit_i * weight(i).
   uint64_t weight(int i) const { return weight_[i]; }
   int tiles() const { return tiles_; }
