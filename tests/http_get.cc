@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -34,7 +35,9 @@ absl::StatusOr<int> ConnectTcp(const std::string& ipv4, int port, absl::Duration
     const absl::Time deadline = absl::Now() + timeout;
     int polled;
     do {
-      polled = poll(&ready, 1, static_cast<int>(absl::ToInt64Milliseconds(deadline - absl::Now())));
+      // Never negative: poll would take that as "wait forever".
+      const int64_t left_ms = std::max<int64_t>(0, absl::ToInt64Milliseconds(deadline - absl::Now()));
+      polled = poll(&ready, 1, static_cast<int>(left_ms));
     } while (polled < 0 && errno == EINTR);
     socklen_t size = sizeof error;
     if (polled == 1) {
