@@ -22,6 +22,34 @@ grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const abs
   return reactor;
 }
 
+// A unary call that ends with a job, answered from whichever thread the
+// job manager calls back on. gRPC destroys the response on one of its own
+// threads after OnDone; it orders that after Finish, but in code no race
+// detector sees. Filling the response under mu_, which OnDone then takes,
+// makes the order visible.
+class JobAnswer : public grpc::ServerUnaryReactor {
+ public:
+  explicit JobAnswer(v1::Job* response) : response_(response) {}
+
+  void Send(absl::StatusOr<v1::Job> job) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (job.ok()) *response_ = *std::move(job);
+    }
+    Finish(ToGrpc(job.status()));
+  }
+
+  void OnDone() override {
+    mu_.Lock();
+    mu_.Unlock();
+    delete this;
+  }
+
+ private:
+  absl::Mutex mu_;
+  v1::Job* const response_ ABSL_PT_GUARDED_BY(mu_);
+};
+
 // Streams one JobWatch to a client, from the moment Begin gives it one.
 // The manager's pushes and Solve's submission answer reach it through a
 // shared cell that outlives the reactor, so either racing with the end of
@@ -110,20 +138,19 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
   }
 
   // Sends the next waiting event unless a write is under way. The last
-  // one goes out with the call's status, in one step.
+  // one goes out with the call's status, in one step. The write starts
+  // under mu_ (gRPC serializes the event before returning and never runs
+  // OnWriteDone inline) so that a race detector sees the serialization
+  // happen before the next event overwrites current_.
   void Pump() {
-    bool last;
-    {
-      absl::MutexLock lock(&mu_);
-      if (watch_ == nullptr || writing_ || finished_ || last_sent_) return;
-      std::optional<v1::JobEvent> next = watch_->Next(&last_sent_);
-      if (!next) return;
-      current_ = *std::move(next);
-      last = last_sent_;
-      writing_ = !last;
-      finished_ = last;
-    }
-    if (last) {
+    absl::MutexLock lock(&mu_);
+    if (watch_ == nullptr || writing_ || finished_ || last_sent_) return;
+    std::optional<v1::JobEvent> next = watch_->Next(&last_sent_);
+    if (!next) return;
+    current_ = *std::move(next);
+    writing_ = !last_sent_;
+    finished_ = last_sent_;
+    if (last_sent_) {
       StartWriteAndFinish(&current_, grpc::WriteOptions(), grpc::Status::OK);
     } else {
       StartWrite(&current_);
@@ -136,19 +163,16 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool last_sent_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
-  v1::JobEvent current_;
+  v1::JobEvent current_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace
 
-grpc::ServerUnaryReactor* SolverServiceImpl::SubmitJob(grpc::CallbackServerContext* context,
+grpc::ServerUnaryReactor* SolverServiceImpl::SubmitJob(grpc::CallbackServerContext*,
                                                        const v1::SubmitJobRequest* request, v1::Job* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  manager_->Submit(request->spec(), [reactor, response](absl::StatusOr<v1::Job> job) {
-    if (job.ok()) *response = *std::move(job);
-    reactor->Finish(ToGrpc(job.status()));
-  });
-  return reactor;
+  auto* answer = new JobAnswer(response);
+  manager_->Submit(request->spec(), [answer](absl::StatusOr<v1::Job> job) { answer->Send(std::move(job)); });
+  return answer;
 }
 
 grpc::ServerWriteReactor<v1::JobEvent>* SolverServiceImpl::WatchJob(grpc::CallbackServerContext*,
@@ -182,14 +206,11 @@ grpc::ServerUnaryReactor* SolverServiceImpl::CancelJob(grpc::CallbackServerConte
     return Answer(context, job.status());
   }
   // Answer once the worker has stopped it (or the wait runs out).
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  auto* answer = new JobAnswer(response);
   const absl::Status waiting =
-      manager_->WhenFinished(request->job_id(), kCancelWait, [reactor, response](const v1::Job& now) {
-        *response = now;
-        reactor->Finish(grpc::Status::OK);
-      });
-  if (!waiting.ok()) reactor->Finish(ToGrpc(waiting));
-  return reactor;
+      manager_->WhenFinished(request->job_id(), kCancelWait, [answer](const v1::Job& now) { answer->Send(now); });
+  if (!waiting.ok()) answer->Send(waiting);
+  return answer;
 }
 
 grpc::ServerUnaryReactor* SolverServiceImpl::ListJobs(grpc::CallbackServerContext* context,

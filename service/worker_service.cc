@@ -53,31 +53,28 @@ class Session : public grpc::ServerBidiReactor<v1::WorkerMessage, v1::Coordinato
 
   // The message being written stays at the front of the deque, whose
   // elements keep their addresses while others are added behind them.
+  // StartWrite serializes it before returning, and is called under mu_ so
+  // that the serialization visibly happens before OnWriteDone destroys the
+  // message; gRPC orders the two too, but inside code no race detector
+  // sees. gRPC never runs OnWriteDone inline in StartWrite, so holding mu_
+  // here cannot deadlock.
   void Enqueue(const v1::CoordinatorMessage& message) {
-    const v1::CoordinatorMessage* next;
-    {
-      absl::MutexLock lock(&mu_);
-      if (finished_) return;
-      outbox_.push_back(message);
-      if (writing_) return;
-      writing_ = true;
-      next = &outbox_.front();
-    }
-    StartWrite(next);
+    absl::MutexLock lock(&mu_);
+    if (finished_) return;
+    outbox_.push_back(message);
+    if (writing_) return;
+    writing_ = true;
+    StartWrite(&outbox_.front());
   }
 
   void OnWriteDone(bool ok) override {
-    const v1::CoordinatorMessage* next;
-    {
-      absl::MutexLock lock(&mu_);
-      outbox_.pop_front();
-      if (!ok || finished_ || outbox_.empty()) {
-        writing_ = false;
-        return;
-      }
-      next = &outbox_.front();
+    absl::MutexLock lock(&mu_);
+    outbox_.pop_front();
+    if (!ok || finished_ || outbox_.empty()) {
+      writing_ = false;
+      return;
     }
-    StartWrite(next);
+    StartWrite(&outbox_.front());
   }
 
   void End(const grpc::Status& status) {

@@ -52,7 +52,7 @@ Process::~Process() {
     // unless the test signalled it itself and so judges its end.
     const bool judged_by_test = signalled_;
     Signal(SIGTERM);
-    const int code = Wait(Scaled(absl::Seconds(15)));
+    const int code = Wait(absl::Seconds(15));
     if (reaped_ && code != 0 && !judged_by_test) {
       ADD_FAILURE() << "after SIGTERM, " << log_ << " ended with "
                     << (WIFSIGNALED(status_) ? absl::StrCat("signal ", WTERMSIG(status_))
@@ -79,7 +79,7 @@ bool Process::Running() {
 }
 
 int Process::Wait(absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
+  const absl::Time deadline = absl::Now() + Scaled(timeout);
   while (Running() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(10));
   if (!reaped_) return -1;
   return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
@@ -117,7 +117,7 @@ void Coordinator::Start() {
   process_ = std::make_unique<Process>(argv, absl::StrCat(dir_, "/server-", ++starts_, ".log"));
   // Dial only once it listens: early refusals would make the channel wait
   // out a reconnect backoff.
-  const absl::Time deadline = absl::Now() + absl::Seconds(15);
+  const absl::Time deadline = absl::Now() + Scaled(absl::Seconds(15));
   while (!std::filesystem::exists(port_file) && process_->Running() && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(10));
   }
@@ -179,7 +179,7 @@ absl::StatusOr<v1::Job> GetJob(v1::SolverService::Stub& stub, const std::string&
 
 absl::StatusOr<v1::Job> AwaitState(v1::SolverService::Stub& stub, const std::string& id, v1::JobState state,
                                    absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
+  const absl::Time deadline = absl::Now() + Scaled(timeout);
   for (;;) {
     absl::StatusOr<v1::Job> job = GetJob(stub, id);
     if (job.ok() && job->state() == state) return job;
@@ -208,7 +208,7 @@ const v1::Job* Watched::final_job() const {
 Watched WatchToEnd(v1::SolverService::Stub& stub, const std::string& id, absl::Duration deadline) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::milliseconds(absl::ToInt64Milliseconds(deadline)));
+                       std::chrono::milliseconds(absl::ToInt64Milliseconds(Scaled(deadline))));
   v1::WatchJobRequest request;
   request.set_job_id(id);
   auto reader = stub.WatchJob(&context, request);

@@ -30,6 +30,7 @@ class Process {
   pid_t pid() const { return pid_; }
   void Signal(int signal);
   // Waits for the exit; its status code, or -1 on timeout / by signal.
+  // Like every wait here, the timeout is stretched by Scaled().
   int Wait(absl::Duration timeout);
   bool Running();
   std::string Log() const;

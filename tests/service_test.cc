@@ -256,14 +256,15 @@ TEST(Service, ALocalWorkersDeathIsLoggedWithItsSignal) {
   Coordinator c(dir, 1);
   c.Start();
   std::vector<pid_t> workers;
-  for (const absl::Time deadline = absl::Now() + absl::Seconds(10); workers.empty() && absl::Now() < deadline;) {
+  for (const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(10));
+       workers.empty() && absl::Now() < deadline;) {
     workers = Children(c.process()->pid());
     absl::SleepFor(absl::Milliseconds(20));
   }
   ASSERT_EQ(workers.size(), 1u);
   kill(workers[0], SIGKILL);
   const std::string expected = absl::StrCat("local worker ", workers[0], " was killed by signal 9");
-  for (const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  for (const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(10));
        c.process()->Log().find(expected) == std::string::npos && absl::Now() < deadline;) {
     absl::SleepFor(absl::Milliseconds(50));
   }
@@ -281,7 +282,7 @@ grpc::health::v1::HealthCheckResponse::ServingStatus Health(const std::string& a
 }
 
 bool AwaitHealth(const std::string& address, grpc::health::v1::HealthCheckResponse::ServingStatus want) {
-  for (const absl::Time deadline = absl::Now() + absl::Seconds(15); absl::Now() < deadline;) {
+  for (const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(15)); absl::Now() < deadline;) {
     if (Health(address) == want) return true;
     absl::SleepFor(absl::Milliseconds(100));
   }
