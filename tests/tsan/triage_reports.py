@@ -104,7 +104,7 @@ def main():
     for name, report in ours:
         print(f"--- {name}")
         print("\n".join(report))
-    print(f"tsan: {library} report(s) inside gRPC/protobuf/Abseil only, " f"{len(ours)} report(s) that fail the run")
+    print(f"tsan: {library} report(s) inside gRPC/protobuf/Abseil only, {len(ours)} report(s) that fail the run")
     sys.exit(1 if ours else 0)
 
 
