@@ -1,6 +1,11 @@
 // BucketQueue: a priority queue for small non-negative integer priorities,
-// one bucket per value. Push and pop cost O(1) amortised; within a bucket
-// the newest entry comes out first, which on f ties favours deeper nodes.
+// one bucket per value. Push and pop cost O(1) amortised. Ties within a
+// bucket are broken by a second key the caller supplies (A* passes h, so
+// that of equal f the deepest node comes first): a bucket is put in order
+// once, when popping reaches it, and afterwards the newest entry comes out
+// first. For A* with a consistent heuristic that keeps the order exact, as
+// every child pushed into the current bucket has a smaller h than any
+// entry there; it matters most in the last bucket, where the goal is.
 #ifndef NPUZZLE_ENGINE_BUCKET_QUEUE_H_
 #define NPUZZLE_ENGINE_BUCKET_QUEUE_H_
 
@@ -13,7 +18,7 @@ namespace npuzzle {
 
 class BucketQueue {
  public:
-  void Push(int priority, uint32_t id) {
+  [[gnu::always_inline]] void Push(int priority, uint32_t id) {
     const size_t p = static_cast<size_t>(priority);
     if (p >= buckets_.size()) [[unlikely]]
       AddBuckets(p + 1);
@@ -25,10 +30,16 @@ class BucketQueue {
     ++size_;
   }
 
-  // The lowest priority and its newest entry; false when empty.
-  bool Pop(int* priority, uint32_t* id) {
+  // The lowest priority and its entry with the smallest tie(id), newest
+  // first among equals; false when empty.
+  template <class Tie>
+  bool Pop(int* priority, uint32_t* id, Tie tie) {
     if (size_ == 0) return false;
     while (buckets_[lowest_].empty()) ++lowest_;
+    if (lowest_ != ordered_) [[unlikely]] {
+      Order(buckets_[lowest_], tie);
+      ordered_ = lowest_;
+    }
     *priority = static_cast<int>(lowest_);
     *id = buckets_[lowest_].back();
     buckets_[lowest_].pop_back();
@@ -37,10 +48,47 @@ class BucketQueue {
   }
 
   size_t size() const { return size_; }
-  uint64_t MemoryBytes() const { return bytes_ + buckets_.capacity() * sizeof(std::vector<uint32_t>); }
+  // Kept as a running total: searches ask for it on every expansion.
+  uint64_t MemoryBytes() const { return bytes_; }
 
  private:
-  [[gnu::noinline]] void AddBuckets(size_t count) { buckets_.resize(count); }
+  // Ordering is a linear pass (a counting sort on the ties), skipped for
+  // buckets so large that it would delay a cancel or for ties so spread
+  // out that the counts would cost more than the order saves: the search
+  // stays correct, only less lucky in the last bucket.
+  static constexpr size_t kMaxOrdered = size_t{1} << 16;
+  static constexpr int kMaxTieSpread = 1 << 12;
+
+  template <class Tie>
+  [[gnu::noinline]] void Order(std::vector<uint32_t>& bucket, Tie tie) {
+    if (bucket.size() < 2 || bucket.size() > kMaxOrdered) return;
+    ties_.resize(bucket.size());
+    int low = ties_[0] = tie(bucket[0]);
+    int high = low;
+    for (size_t i = 1; i < bucket.size(); ++i) {
+      ties_[i] = tie(bucket[i]);
+      low = std::min(low, ties_[i]);
+      high = std::max(high, ties_[i]);
+    }
+    if (high - low >= kMaxTieSpread) return;
+    // Largest tie first, so the smallest ends at the back where Pop takes
+    // from; stable, so push order survives among equal ties.
+    starts_.assign(static_cast<size_t>(high - low) + 2, 0);
+    for (int t : ties_) ++starts_[static_cast<size_t>(high - t) + 1];
+    for (size_t k = 1; k < starts_.size(); ++k) starts_[k] += starts_[k - 1];
+    sorted_.resize(bucket.size());
+    for (size_t i = 0; i < bucket.size(); ++i) sorted_[starts_[static_cast<size_t>(high - ties_[i])]++] = bucket[i];
+    std::copy(sorted_.begin(), sorted_.end(), bucket.begin());
+    bytes_ -= scratch_bytes_;
+    scratch_bytes_ = ties_.capacity() * sizeof(int) + (starts_.capacity() + sorted_.capacity()) * sizeof(uint32_t);
+    bytes_ += scratch_bytes_;
+  }
+
+  [[gnu::noinline]] void AddBuckets(size_t count) {
+    bytes_ -= buckets_.capacity() * sizeof(std::vector<uint32_t>);
+    buckets_.resize(count);
+    bytes_ += buckets_.capacity() * sizeof(std::vector<uint32_t>);
+  }
 
   // Out of line and rare: small searches (a 3x3 board) fill a bucket with
   // a few hundred entries, so start there rather than doubling up from one.
@@ -53,8 +101,14 @@ class BucketQueue {
 
   std::vector<std::vector<uint32_t>> buckets_;
   size_t lowest_ = 0;
+  size_t ordered_ = SIZE_MAX;  // the bucket last put in order
   size_t size_ = 0;
   uint64_t bytes_ = 0;
+  // Scratch for Order, bounded by kMaxOrdered entries.
+  std::vector<int> ties_;
+  std::vector<uint32_t> starts_;
+  std::vector<uint32_t> sorted_;
+  uint64_t scratch_bytes_ = 0;
 };
 
 }  // namespace npuzzle

@@ -1,9 +1,14 @@
 // The graph searches' stores: the index must find every state it was given
 // across growth and the split into shards, and never confuse two states
-// whose hashes share a tag; chunked records must keep their addresses.
+// whose hashes share a tag; chunked records must keep their addresses; the
+// open list must pop by priority, then tie, then newest.
+#include <algorithm>
 #include <cstdint>
+#include <random>
+#include <tuple>
 #include <vector>
 
+#include "engine/bucket_queue.h"
 #include "engine/chunked_vector.h"
 #include "engine/packed_state.h"
 #include "engine/state_index.h"
@@ -75,6 +80,57 @@ TEST(ChunkedVector, ElementsNeverMove) {
     ASSERT_EQ(&v[i], addresses[i]);
     ASSERT_EQ(v[i], i * i);
   }
+}
+
+// Pushes all at once, then pops everything: the order must be by
+// priority, then smallest tie, then newest push, as a sort says.
+TEST(BucketQueue, PopsByPriorityThenTieThenNewest) {
+  std::mt19937_64 rng(5);
+  for (const int spread : {1, 40, 5000}) {  // 5000: beyond what Order sorts
+    BucketQueue queue;
+    std::vector<int> tie_of;
+    std::vector<std::tuple<int, int, int>> expected;  // priority, tie, -id
+    for (uint32_t id = 0; id < 3000; ++id) {
+      const int priority = static_cast<int>(rng() % 7);
+      tie_of.push_back(static_cast<int>(rng() % spread));
+      queue.Push(priority, id);
+      expected.emplace_back(priority, tie_of.back(), -static_cast<int>(id));
+    }
+    std::sort(expected.begin(), expected.end());
+    int priority;
+    uint32_t id;
+    for (const auto& [want_priority, want_tie, minus_id] : expected) {
+      ASSERT_TRUE(queue.Pop(&priority, &id, [&](uint32_t i) { return tie_of[i]; }));
+      EXPECT_EQ(priority, want_priority);
+      if (spread < 5000) {
+        EXPECT_EQ(tie_of[id], want_tie);
+        EXPECT_EQ(-static_cast<int>(id), minus_id);
+      }
+    }
+    EXPECT_FALSE(queue.Pop(&priority, &id, [&](uint32_t i) { return tie_of[i]; }));
+  }
+}
+
+// Entries pushed into the bucket being popped come out before older ones
+// (A*'s children of equal f have a smaller h than anything queued there).
+TEST(BucketQueue, NewEntriesInTheCurrentBucketComeFirst) {
+  BucketQueue queue;
+  const auto tie = [](uint32_t id) { return static_cast<int>(id); };
+  queue.Push(3, 10);
+  queue.Push(3, 5);
+  int priority;
+  uint32_t id;
+  ASSERT_TRUE(queue.Pop(&priority, &id, tie));
+  EXPECT_EQ(id, 5u);
+  queue.Push(3, 20);
+  queue.Push(2, 30);
+  ASSERT_TRUE(queue.Pop(&priority, &id, tie));
+  EXPECT_EQ(priority, 2);
+  ASSERT_TRUE(queue.Pop(&priority, &id, tie));
+  EXPECT_EQ(id, 10u);  // bucket 3 put in order again once popping returns to it
+  ASSERT_TRUE(queue.Pop(&priority, &id, tie));
+  EXPECT_EQ(id, 20u);
+  EXPECT_EQ(queue.size(), 0u);
 }
 
 }  // namespace

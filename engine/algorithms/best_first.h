@@ -30,7 +30,7 @@ SearchOutcome BestFirstSearch(const SearchProblem<H>& p, int a, int b) {
   int bound = -1;
   int f;
   uint32_t id;
-  while (open.Pop(&f, &id)) {
+  while (open.Pop(&f, &id, [&graph](uint32_t i) { return H::Value(graph[i].h); })) {
     auto& r = graph[id];
     if (r.closed || priority(r.g, r.h) != f) continue;  // superseded entry
     if (graph.IsGoal(r.key)) {
