@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -15,6 +17,7 @@
 #include "client/problems.h"
 #include "client/render.h"
 #include "client/request_flags.h"
+#include "common/client_channel.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
 #include "npuzzle/v1/solver.grpc.pb.h"
@@ -27,6 +30,9 @@ ABSL_FLAG(std::vector<std::string>, label, {}, "submit, solve: key=value labels;
 ABSL_FLAG(std::string, request_id, "", "submit, solve: idempotency key");
 ABSL_FLAG(std::vector<std::string>, state, {}, "list: queued, running, done, failed, cancelled");
 ABSL_FLAG(int, page_size, 50, "list: jobs per page");
+ABSL_FLAG(std::string, tls_ca, "", "PEM CA that signed the server's certificate (empty: plaintext)");
+ABSL_FLAG(std::string, token, "", "bearer token for a server that requires one (default: $NPUZZLE_TOKEN)");
+ABSL_FLAG(std::string, tls_server_name, "", "the name the server's certificate must hold (default: the host dialled)");
 ABSL_FLAG(std::string, page_token, "", "list: continue from a previous page");
 ABSL_DECLARE_FLAG(bool, json);
 ABSL_DECLARE_FLAG(bool, show_steps);
@@ -44,8 +50,25 @@ std::string Json(const google::protobuf::Message& m) {
   return out;
 }
 
+// Which of the security settings to look at, for errors that come from
+// them: gRPC's own words rarely say.
+std::string Hint(const grpc::Status& s) {
+  const bool has_token = !absl::GetFlag(FLAGS_token).empty() || std::getenv("NPUZZLE_TOKEN") != nullptr;
+  const bool has_ca = !absl::GetFlag(FLAGS_tls_ca).empty();
+  if (s.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
+    return has_token ? " (the token given with --token or NPUZZLE_TOKEN is wrong)"
+                     : " (the server wants a token: give --token or set NPUZZLE_TOKEN)";
+  }
+  if (s.error_code() != grpc::StatusCode::UNAVAILABLE && s.error_code() != grpc::StatusCode::UNKNOWN) return "";
+  if (absl::StrContains(s.error_message(), "andshake") || absl::StrContains(s.error_message(), "certificate")) {
+    return " (TLS failed: --tls-ca must be the CA that signed the server's certificate, and the certificate must "
+           "name the host dialled or --tls-server-name)";
+  }
+  return has_ca ? "" : " (if the server uses TLS, give --tls-ca)";
+}
+
 int Fail(const std::string& command, const grpc::Status& s) {
-  std::cerr << "npuzzle " << command << ": " << s.error_message() << "\n";
+  std::cerr << "npuzzle " << command << ": " << s.error_message() << Hint(s) << "\n";
   return kBadInput;
 }
 
@@ -160,7 +183,15 @@ int RunRemote(const std::string& command) {
     std::cerr << "npuzzle " << command << ": give the server with --server HOST:PORT\n";
     return kBadInput;
   }
-  auto stub = v1::SolverService::NewStub(grpc::CreateChannel(server, grpc::InsecureChannelCredentials()));
+  std::string token = absl::GetFlag(FLAGS_token);
+  if (const char* from_env = std::getenv("NPUZZLE_TOKEN"); token.empty() && from_env != nullptr) token = from_env;
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      OpenChannel(server, {absl::GetFlag(FLAGS_tls_ca), "", "", absl::GetFlag(FLAGS_tls_server_name)}, token);
+  if (!channel.ok()) {
+    std::cerr << "npuzzle " << command << ": " << channel.status().message() << "\n";
+    return kBadInput;
+  }
+  auto stub = v1::SolverService::NewStub(*channel);
   const bool json = absl::GetFlag(FLAGS_json);
   constexpr absl::Duration kCallDeadline = absl::Seconds(30);
   const std::string job_id = absl::GetFlag(FLAGS_job);

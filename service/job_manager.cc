@@ -142,12 +142,12 @@ absl::Status JobManager::Start() {
 
 // --- clients ---
 
-void JobManager::Submit(const v1::JobSpec& submitted, Reply reply) {
+void JobManager::Submit(const v1::JobSpec& submitted, Reply reply, const std::string& tenant) {
   if (absl::Status s = CheckSpecBounds(submitted); !s.ok()) return reply(s);
   // A retry gets its job even when the queue is full or the service is
   // draining: the request id is looked up before admission.
   if (!submitted.request_id().empty()) {
-    absl::StatusOr<v1::Job> known = store_->FindByRequestId(submitted.request_id());
+    absl::StatusOr<v1::Job> known = store_->FindByRequestId(tenant, submitted.request_id());
     if (known.ok()) return reply(Resubmitted(submitted, *known));
     if (!absl::IsNotFound(known.status())) return reply(known.status());
   }
@@ -158,6 +158,7 @@ void JobManager::Submit(const v1::JobSpec& submitted, Reply reply) {
 
   v1::Job job;
   job.set_id(NewJobId());
+  job.set_tenant(tenant);
   *job.mutable_spec() = spec;
   *job.mutable_start() = BoardToProto(request->start);
   *job.mutable_goal() = BoardToProto(request->goal);
@@ -190,23 +191,23 @@ void JobManager::Submit(const v1::JobSpec& submitted, Reply reply) {
   a.job = job;
   a.seq = ++last_seq_;
   if (!solvable) a.final_job = job;
-  Store(job, a.seq, [this, id = job.id(), submitted, reply](const absl::Status& stored) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    Admitted(id, submitted, reply, stored);
-  });
+  Store(job, a.seq,
+        [this, id = job.id(), submitted, tenant, reply](const absl::Status& stored)
+            ABSL_NO_THREAD_SAFETY_ANALYSIS { Admitted(id, tenant, submitted, reply, stored); });
   if (solvable) {
     queue_.Push(job.id(), spec.priority(), a.seq);
     Dispatch();
   }
 }
 
-void JobManager::Admitted(const std::string& id, const v1::JobSpec& submitted, const Reply& reply,
-                          const absl::Status& stored) {
+void JobManager::Admitted(const std::string& id, const std::string& tenant, const v1::JobSpec& submitted,
+                          const Reply& reply, const absl::Status& stored) {
   if (!stored.ok()) {
     Forget(id);
     if (absl::IsAlreadyExists(stored) && !submitted.request_id().empty()) {
       // A concurrent submission with the same request id was stored first.
-      Later([this, submitted, reply, stored] {
-        absl::StatusOr<v1::Job> known = store_->FindByRequestId(submitted.request_id());
+      Later([this, tenant, submitted, reply, stored] {
+        absl::StatusOr<v1::Job> known = store_->FindByRequestId(tenant, submitted.request_id());
         reply(known.ok() ? Resubmitted(submitted, *known) : absl::StatusOr<v1::Job>(stored));
       });
     } else {
@@ -228,13 +229,16 @@ void JobManager::Admitted(const std::string& id, const v1::JobSpec& submitted, c
   Later([reply, now] { reply(now); });
 }
 
-absl::StatusOr<v1::Job> JobManager::Submit(const v1::JobSpec& spec) {
+absl::StatusOr<v1::Job> JobManager::Submit(const v1::JobSpec& spec, const std::string& tenant) {
   absl::Notification answered;
   absl::StatusOr<v1::Job> answer;
-  Submit(spec, [&](absl::StatusOr<v1::Job> job) {
-    answer = std::move(job);
-    answered.Notify();
-  });
+  Submit(
+      spec,
+      [&](absl::StatusOr<v1::Job> job) {
+        answer = std::move(job);
+        answered.Notify();
+      },
+      tenant);
   answered.WaitForNotification();
   return answer;
 }
@@ -250,17 +254,22 @@ absl::StatusOr<v1::Job> JobManager::Resubmitted(const v1::JobSpec& submitted, co
   return known;
 }
 
-absl::StatusOr<v1::Job> JobManager::Get(const std::string& id) {
+absl::StatusOr<v1::Job> JobManager::Get(const std::string& id, const std::string& tenant) {
   if (absl::Status s = CheckJobId(id); !s.ok()) return s;
+  std::optional<v1::Job> active;
   {
     absl::MutexLock lock(&mu_);
-    if (auto it = active_.find(id); it != active_.end()) return it->second.job;
+    if (auto it = active_.find(id); it != active_.end()) active = it->second.job;
   }
-  return store_->Get(id);
+  absl::StatusOr<v1::Job> job = active ? *std::move(active) : store_->Get(id);
+  if (job.ok() && job->tenant() != tenant) return JobStore::NoSuchJob(id);
+  return job;
 }
 
-absl::StatusOr<v1::Job> JobManager::Cancel(const std::string& id) {
-  if (absl::Status s = CheckJobId(id); !s.ok()) return s;
+absl::StatusOr<v1::Job> JobManager::Cancel(const std::string& id, const std::string& tenant) {
+  // A job's tenant never changes, so asking first is as good as asking
+  // under the lock.
+  if (absl::StatusOr<v1::Job> own = Get(id, tenant); !own.ok()) return own.status();
   v1::Job reply;
   bool unfinished = false;
   bool ending = false;
@@ -317,8 +326,8 @@ absl::Status JobManager::WhenFinished(const std::string& id, absl::Duration time
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<JobWatch>> JobManager::Watch(const std::string& id) {
-  if (absl::Status s = CheckJobId(id); !s.ok()) return s;
+absl::StatusOr<std::shared_ptr<JobWatch>> JobManager::Watch(const std::string& id, const std::string& tenant) {
+  if (absl::StatusOr<v1::Job> own = Get(id, tenant); !own.ok()) return own.status();
   auto watch = std::make_shared<JobWatch>();
   {
     Locked lock(this);
@@ -335,11 +344,11 @@ absl::StatusOr<std::shared_ptr<JobWatch>> JobManager::Watch(const std::string& i
   return watch;
 }
 
-absl::StatusOr<JobStore::Page> JobManager::List(const std::vector<v1::JobState>& states,
+absl::StatusOr<JobStore::Page> JobManager::List(const std::string& tenant, const std::vector<v1::JobState>& states,
                                                 const std::map<std::string, std::string>& labels, int page_size,
                                                 int64_t before) {
   if (absl::Status s = CheckLabelFilter(labels); !s.ok()) return s;
-  absl::StatusOr<JobStore::Page> page = store_->List(states, labels, page_size, before);
+  absl::StatusOr<JobStore::Page> page = store_->List(tenant, states, labels, page_size, before);
   if (!page.ok()) return page;
   absl::MutexLock lock(&mu_);
   for (v1::Job& job : page->jobs) {

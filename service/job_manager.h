@@ -65,22 +65,26 @@ class JobManager {
   absl::Status Start();
 
   using Reply = std::function<void(absl::StatusOr<v1::Job>)>;
-  // Answers once the job is stored (or refused): the job as it then is. A
-  // request id that names a stored job answers that job at once.
-  void Submit(const v1::JobSpec& spec, Reply reply);
+  // Answers once the job is stored (or refused): the job as it then is,
+  // owned by `tenant` (empty: the one tenant of a server without tokens).
+  // A request id that names a stored job of the tenant answers that job at
+  // once.
+  void Submit(const v1::JobSpec& spec, Reply reply, const std::string& tenant = "");
   // The same, waiting for the answer.
-  absl::StatusOr<v1::Job> Submit(const v1::JobSpec& spec);
-  absl::StatusOr<v1::Job> Get(const std::string& id);
+  absl::StatusOr<v1::Job> Submit(const v1::JobSpec& spec, const std::string& tenant = "");
+  // Get, Cancel and Watch act only on `tenant`'s jobs: another tenant's
+  // job is NotFound, exactly as an unknown id is.
+  absl::StatusOr<v1::Job> Get(const std::string& id, const std::string& tenant = "");
   // A queued job ends at once (answered once its end is stored); a running
   // one is asked to stop and is returned still running (WhenFinished tells
   // when it has stopped).
-  absl::StatusOr<v1::Job> Cancel(const std::string& id);
+  absl::StatusOr<v1::Job> Cancel(const std::string& id, const std::string& tenant = "");
   // Calls `done` with the job once it has finished, or as it stands after
   // `timeout`; at once for finished jobs. NotFound for unknown ids.
   absl::Status WhenFinished(const std::string& id, absl::Duration timeout, std::function<void(const v1::Job&)> done);
   // The job's current state is the watch's first event.
-  absl::StatusOr<std::shared_ptr<JobWatch>> Watch(const std::string& id);
-  absl::StatusOr<JobStore::Page> List(const std::vector<v1::JobState>& states,
+  absl::StatusOr<std::shared_ptr<JobWatch>> Watch(const std::string& id, const std::string& tenant = "");
+  absl::StatusOr<JobStore::Page> List(const std::string& tenant, const std::vector<v1::JobState>& states,
                                       const std::map<std::string, std::string>& labels, int page_size, int64_t before);
 
   void Connected(std::shared_ptr<WorkerLink> link, const v1::WorkerHello& hello);
@@ -159,8 +163,8 @@ class JobManager {
   void Committed(std::vector<StoreWriter::Done>& done, const std::vector<absl::Status>& outcomes)
       ABSL_LOCKS_EXCLUDED(mu_);
 
-  void Admitted(const std::string& id, const v1::JobSpec& submitted, const Reply& reply, const absl::Status& stored)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Admitted(const std::string& id, const std::string& tenant, const v1::JobSpec& submitted, const Reply& reply,
+                const absl::Status& stored) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Dispatch() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Gives the job to `w` (`adopted`: `w` already runs it at this attempt).
   void Assign(Active& a, Worker& w, bool adopted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -79,6 +79,14 @@ class Statement {
   bool cached_ = false;
 };
 
+// The request_id column: request ids are scoped per tenant. The unnamed
+// tenant (no --auth-tokens) keeps the bare id, as stores written before
+// tenants existed have; named tenants hold no newline, so keys of two
+// tenants never meet.
+std::string RequestKey(const std::string& tenant, const std::string& request_id) {
+  return tenant.empty() ? request_id : absl::StrCat(tenant, "\n", request_id);
+}
+
 bool HasLabels(const v1::Job& job, const std::map<std::string, std::string>& labels) {
   for (const auto& [k, v] : labels) {
     auto it = job.spec().labels().find(k);
@@ -311,7 +319,7 @@ absl::Status JobStore::Apply(const Change& change) {
     if (job.spec().request_id().empty()) {
       insert.BindNull(3);
     } else {
-      insert.Bind(3, job.spec().request_id());
+      insert.Bind(3, RequestKey(job.tenant(), job.spec().request_id()));
     }
     insert.Bind(4, job.state());
     insert.BindBlob(5, blob);
@@ -338,16 +346,20 @@ absl::StatusOr<int64_t> JobStore::LastSeq() {
   return q.Int(0);
 }
 
-absl::StatusOr<v1::Job> JobStore::FindByRequestId(const std::string& request_id) {
+absl::StatusOr<v1::Job> JobStore::FindByRequestId(const std::string& tenant, const std::string& request_id) {
   absl::MutexLock lock(&read_mu_);
-  absl::StatusOr<Row> row = FindRow("request_id", request_id, "no job has this request id");
+  absl::StatusOr<Row> row = FindRow("request_id", RequestKey(tenant, request_id), "no job has this request id");
   if (!row.ok()) return row.status();
   return std::move(row->job);
 }
 
+absl::Status JobStore::NoSuchJob(const std::string& id) {
+  return absl::NotFoundError(absl::StrCat("no job with id '", Shown(id), "'"));
+}
+
 absl::StatusOr<v1::Job> JobStore::Get(const std::string& id) {
   absl::MutexLock lock(&read_mu_);
-  absl::StatusOr<Row> row = FindRow("id", id, absl::StrCat("no job with id '", Shown(id), "'"));
+  absl::StatusOr<Row> row = FindRow("id", id, NoSuchJob(id).message());
   if (!row.ok()) return row.status();
   return std::move(row->job);
 }
@@ -369,7 +381,7 @@ absl::StatusOr<std::vector<JobStore::Row>> JobStore::Unfinished() {
   return rows;
 }
 
-absl::StatusOr<JobStore::Page> JobStore::List(const std::vector<v1::JobState>& states,
+absl::StatusOr<JobStore::Page> JobStore::List(const std::string& tenant, const std::vector<v1::JobState>& states,
                                               const std::map<std::string, std::string>& labels, int page_size,
                                               int64_t before) {
   absl::MutexLock lock(&read_mu_);
@@ -385,14 +397,14 @@ absl::StatusOr<JobStore::Page> JobStore::List(const std::vector<v1::JobState>& s
   Page page;
   int64_t last_seq = 0;
   size_t bytes = 0;
-  // Labels live in the job message, so they are matched here; the scan
+  // Tenants and labels live in the job message, so they are matched here; the scan
   // stops at the first match that no longer fits the page, by count or by
   // size (a page always holds at least one job).
   int rc;
   while ((rc = q.Step()) == SQLITE_ROW) {
     v1::Job job;
     if (!q.ParseJob(0, &job)) return absl::DataLossError("job store: unreadable job row");
-    if (!HasLabels(job, labels)) continue;
+    if (job.tenant() != tenant || !HasLabels(job, labels)) continue;
     const size_t job_bytes = job.ByteSizeLong();
     if (static_cast<int>(page.jobs.size()) == page_size || (!page.jobs.empty() && bytes + job_bytes > kMaxPageBytes)) {
       page.next_before = last_seq;

@@ -58,8 +58,12 @@ class JobStore {
   // The largest seq stored (0 in an empty store).
   absl::StatusOr<int64_t> LastSeq();
 
-  // The job a request id created; NotFound if none did.
-  absl::StatusOr<v1::Job> FindByRequestId(const std::string& request_id);
+  // What Get says of an id it does not know; also said of another
+  // tenant's job, which must look the same.
+  static absl::Status NoSuchJob(const std::string& id);
+
+  // The job a tenant's request id created; NotFound if none did.
+  absl::StatusOr<v1::Job> FindByRequestId(const std::string& tenant, const std::string& request_id);
 
   // NotFound for unknown ids.
   absl::StatusOr<v1::Job> Get(const std::string& id);
@@ -78,11 +82,11 @@ class JobStore {
     std::vector<v1::Job> jobs;
     int64_t next_before = 0;  // 0: no more
   };
-  // Newest first, with seq < `before` (0: from the newest), in any of
-  // `states` (empty: all) and carrying all of `labels`; at most `page_size`
-  // jobs and (beyond the first) kMaxPageBytes of them.
-  absl::StatusOr<Page> List(const std::vector<v1::JobState>& states, const std::map<std::string, std::string>& labels,
-                            int page_size, int64_t before);
+  // The tenant's jobs, newest first, with seq < `before` (0: from the
+  // newest), in any of `states` (empty: all) and carrying all of `labels`;
+  // at most `page_size` jobs and (beyond the first) kMaxPageBytes of them.
+  absl::StatusOr<Page> List(const std::string& tenant, const std::vector<v1::JobState>& states,
+                            const std::map<std::string, std::string>& labels, int page_size, int64_t before);
 
   absl::StatusOr<std::map<v1::JobState, int64_t>> CountByState();
 

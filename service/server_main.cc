@@ -19,6 +19,7 @@
 #include "absl/time/clock.h"
 #include "common/env_flags.h"
 #include "common/metrics_server.h"
+#include "common/tls.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -27,6 +28,7 @@
 #include "service/job_store.h"
 #include "service/local_workers.h"
 #include "service/solver_service.h"
+#include "service/token_book.h"
 #include "service/worker_service.h"
 
 ABSL_FLAG(std::string, listen, "0.0.0.0:50051", "address for clients (host:port; port 0 picks one)");
@@ -52,6 +54,18 @@ ABSL_FLAG(int64_t, worker_progress_ms, 250, "local workers: how often running jo
 ABSL_FLAG(std::string, metrics_listen, "0.0.0.0:9090", "Prometheus /metrics address (host:port; empty: off)");
 ABSL_FLAG(std::string, port_file, "", "once listening, write \"<client port> <worker port> <metrics port>\" here");
 ABSL_FLAG(std::string, to, "", "backup: the file to write the copy of the job store to");
+ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain for both ports (empty: plaintext); re-read as it changes");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls-cert; re-read as it changes");
+ABSL_FLAG(std::string, worker_client_ca, "",
+          "PEM CA: the worker port admits only workers with a certificate it signed (mutual TLS)");
+ABSL_FLAG(int64_t, tls_reload_interval_s, 60, "how often the TLS and --auth-tokens files are checked for changes");
+ABSL_FLAG(std::string, auth_tokens, "",
+          "file of \"TENANT SHA256-HEX-OF-TOKEN\" lines: clients must send a listed token and see only their "
+          "tenant's jobs (empty: no authentication); re-read as it changes");
+ABSL_FLAG(std::string, local_worker_tls_ca, "",
+          "with TLS: the CA local workers trust (the certificate must name localhost)");
+ABSL_FLAG(std::string, local_worker_tls_cert, "", "with --worker-client-ca: the local workers' client certificate");
+ABSL_FLAG(std::string, local_worker_tls_key, "", "with --worker-client-ca: the local workers' client key");
 
 namespace npuzzle {
 namespace {
@@ -66,9 +80,9 @@ void Log(const std::string& message) {
 }
 
 std::unique_ptr<grpc::Server> Serve(const std::string& address, const std::vector<grpc::Service*>& services,
-                                    int* port) {
+                                    const std::shared_ptr<grpc::ServerCredentials>& credentials, int* port) {
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), port);
+  builder.AddListeningPort(address, credentials, port);
   for (grpc::Service* s : services) builder.RegisterService(s);
   // Workers and watchers hold long streams; let their keepalive pings in.
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
@@ -114,6 +128,53 @@ int Backup() {
   return 0;
 }
 
+// The ports' credentials, and the flags local workers need to dial the
+// worker port; an error names what is missing.
+struct Security {
+  std::shared_ptr<grpc::ServerCredentials> client_port;
+  std::shared_ptr<grpc::ServerCredentials> worker_port;
+  std::vector<std::string> local_worker_flags;
+};
+
+absl::StatusOr<Security> SecurityFromFlags(bool shared_port, int local_workers) {
+  ServerTls tls{absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key), "",
+                absl::Seconds(absl::GetFlag(FLAGS_tls_reload_interval_s))};
+  Security security;
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> client = MakeServerCredentials(tls);
+  if (!client.ok()) return client.status();
+  security.client_port = *client;
+  tls.client_ca_file = absl::GetFlag(FLAGS_worker_client_ca);
+  if (!tls.client_ca_file.empty() && shared_port) {
+    return absl::InvalidArgumentError("--worker-client-ca needs the workers on their own port (--worker-listen)");
+  }
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> worker = MakeServerCredentials(tls);
+  if (!worker.ok()) return worker.status();
+  security.worker_port = *worker;
+  // Set even when empty: a worker would otherwise read its TLS settings
+  // from the server's own NPUZZLE_TLS_* environment.
+  const std::string ca = absl::GetFlag(FLAGS_local_worker_tls_ca);
+  const std::string cert = absl::GetFlag(FLAGS_local_worker_tls_cert);
+  const std::string key = absl::GetFlag(FLAGS_local_worker_tls_key);
+  security.local_worker_flags = {"--tls-ca=" + ca, "--tls-cert=" + cert, "--tls-key=" + key,
+                                 std::string("--tls-server-name=") + (tls.enabled() ? "localhost" : "")};
+  if (local_workers > 0 && tls.enabled() && ca.empty()) {
+    return absl::InvalidArgumentError(
+        "local workers dial a TLS worker port: give --local-worker-tls-ca, or --local-workers=0");
+  }
+  if (local_workers > 0 && !tls.client_ca_file.empty() && cert.empty()) {
+    return absl::InvalidArgumentError(
+        "the worker port requires client certificates: give --local-worker-tls-cert and --local-worker-tls-key, "
+        "or --local-workers=0");
+  }
+  if (!tls.enabled()) {
+    Log("WARNING: plaintext: the client and worker ports are unencrypted and unauthenticated "
+        "(see --tls-cert, --tls-key, --worker-client-ca)");
+  } else if (tls.client_ca_file.empty()) {
+    Log("WARNING: the worker port admits any worker (see --worker-client-ca)");
+  }
+  return security;
+}
+
 int Main() {
   // Signals are taken by this thread with sigwait; every other thread, and
   // gRPC's, inherit the block.
@@ -156,19 +217,39 @@ int Main() {
     return 1;
   }
 
+  int local = absl::GetFlag(FLAGS_local_workers);
+  if (local < 0) local = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const std::string worker_listen = absl::GetFlag(FLAGS_worker_listen);
+  absl::StatusOr<Security> security = SecurityFromFlags(worker_listen.empty(), local);
+  if (!security.ok()) {
+    Log(std::string(security.status().message()));
+    return 2;
+  }
+
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  SolverServiceImpl solver(&manager);
+  std::unique_ptr<TokenBook> tokens;
+  if (const std::string path = absl::GetFlag(FLAGS_auth_tokens); !path.empty()) {
+    absl::StatusOr<std::unique_ptr<TokenBook>> opened =
+        TokenBook::Open(path, absl::Seconds(absl::GetFlag(FLAGS_tls_reload_interval_s)), Log);
+    if (!opened.ok()) {
+      Log(std::string(opened.status().message()));
+      return 2;
+    }
+    tokens = *std::move(opened);
+  } else {
+    Log("WARNING: no --auth-tokens: every client may submit, read and cancel every job");
+  }
+  SolverServiceImpl solver(&manager, tokens.get());
   WorkerServiceImpl workers(&manager);
-  const std::string worker_listen = absl::GetFlag(FLAGS_worker_listen);
   int client_port = 0, worker_port = 0;
   std::unique_ptr<grpc::Server> client_server, worker_server;
   if (worker_listen.empty()) {
-    client_server = Serve(absl::GetFlag(FLAGS_listen), {&solver, &workers}, &client_port);
+    client_server = Serve(absl::GetFlag(FLAGS_listen), {&solver, &workers}, security->client_port, &client_port);
     worker_port = client_port;
   } else {
-    client_server = Serve(absl::GetFlag(FLAGS_listen), {&solver}, &client_port);
-    worker_server = Serve(worker_listen, {&workers}, &worker_port);
+    client_server = Serve(absl::GetFlag(FLAGS_listen), {&solver}, security->client_port, &client_port);
+    worker_server = Serve(worker_listen, {&workers}, security->worker_port, &worker_port);
   }
   if (client_server == nullptr || client_port == 0 || (!worker_listen.empty() && worker_port == 0)) {
     Log("cannot listen on " + absl::GetFlag(FLAGS_listen) + " / " + worker_listen);
@@ -191,17 +272,16 @@ int Main() {
     WritePortFile(file, absl::StrCat(client_port, " ", worker_port, " ", metrics_port, "\n"));
   }
 
-  int local = absl::GetFlag(FLAGS_local_workers);
-  if (local < 0) local = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  LocalWorkers local_workers(
-      {WorkerBinary(), absl::StrCat("--coordinator=127.0.0.1:", worker_port), "--concurrency=1",
-       absl::StrCat("--data-dir=", data_dir), "--exit-with-parent",
-       // They would share one port; the coordinator reports on each of them.
-       "--metrics-listen=", absl::StrCat("--progress-interval-ms=", absl::GetFlag(FLAGS_worker_progress_ms)),
-       // By the time they are stopped the coordinator has waited for their
-       // jobs already: they need only hand back what is left.
-       absl::StrCat("--drain-grace-ms=", kLocalWorkerDrain / absl::Milliseconds(1))},
-      local);
+  std::vector<std::string> worker_argv = {
+      WorkerBinary(), absl::StrCat("--coordinator=127.0.0.1:", worker_port), "--concurrency=1",
+      absl::StrCat("--data-dir=", data_dir), "--exit-with-parent",
+      // They would share one port; the coordinator reports on each of them.
+      "--metrics-listen=", absl::StrCat("--progress-interval-ms=", absl::GetFlag(FLAGS_worker_progress_ms)),
+      // By the time they are stopped the coordinator has waited for their
+      // jobs already: they need only hand back what is left.
+      absl::StrCat("--drain-grace-ms=", kLocalWorkerDrain / absl::Milliseconds(1))};
+  worker_argv.insert(worker_argv.end(), security->local_worker_flags.begin(), security->local_worker_flags.end());
+  LocalWorkers local_workers(worker_argv, local);
   if (local > 0) {
     local_workers.Start();
     Log(absl::StrCat("started ", local, " local worker", local == 1 ? "" : "s"));

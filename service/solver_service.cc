@@ -168,39 +168,64 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
 
 }  // namespace
 
-grpc::ServerUnaryReactor* SolverServiceImpl::SubmitJob(grpc::CallbackServerContext*,
+absl::StatusOr<std::string> SolverServiceImpl::Caller(grpc::CallbackServerContext* context) {
+  if (tokens_ == nullptr) return std::string();
+  const auto& metadata = context->client_metadata();
+  const auto it = metadata.find("authorization");
+  if (it == metadata.end()) return tokens_->TenantOf(nullptr);
+  const std::string value(it->second.data(), it->second.size());
+  return tokens_->TenantOf(&value);
+}
+
+grpc::ServerUnaryReactor* SolverServiceImpl::SubmitJob(grpc::CallbackServerContext* context,
                                                        const v1::SubmitJobRequest* request, v1::Job* response) {
+  const absl::StatusOr<std::string> tenant = Caller(context);
+  if (!tenant.ok()) return Answer(context, tenant.status());
   auto* answer = new JobAnswer(response);
-  manager_->Submit(request->spec(), [answer](absl::StatusOr<v1::Job> job) { answer->Send(std::move(job)); });
+  manager_->Submit(
+      request->spec(), [answer](absl::StatusOr<v1::Job> job) { answer->Send(std::move(job)); }, *tenant);
   return answer;
 }
 
-grpc::ServerWriteReactor<v1::JobEvent>* SolverServiceImpl::WatchJob(grpc::CallbackServerContext*,
+grpc::ServerWriteReactor<v1::JobEvent>* SolverServiceImpl::WatchJob(grpc::CallbackServerContext* context,
                                                                     const v1::WatchJobRequest* request) {
   auto* writer = new WatchWriter;
-  writer->Begin(manager_->Watch(request->job_id()));
+  const absl::StatusOr<std::string> tenant = Caller(context);
+  writer->Begin(tenant.ok() ? manager_->Watch(request->job_id(), *tenant) : tenant.status());
   return writer;
 }
 
-grpc::ServerWriteReactor<v1::JobEvent>* SolverServiceImpl::Solve(grpc::CallbackServerContext*,
+grpc::ServerWriteReactor<v1::JobEvent>* SolverServiceImpl::Solve(grpc::CallbackServerContext* context,
                                                                  const v1::SubmitJobRequest* request) {
   auto* writer = new WatchWriter;
-  manager_->Submit(request->spec(), [manager = manager_, cell = writer->cell()](absl::StatusOr<v1::Job> job) {
-    WatchWriter::Begin(cell, job.ok() ? manager->Watch(job->id()) : job.status());
-  });
+  const absl::StatusOr<std::string> tenant = Caller(context);
+  if (!tenant.ok()) {
+    writer->Begin(tenant.status());
+    return writer;
+  }
+  manager_->Submit(
+      request->spec(),
+      [manager = manager_, cell = writer->cell(), tenant = *tenant](absl::StatusOr<v1::Job> job) {
+        WatchWriter::Begin(cell, job.ok() ? manager->Watch(job->id(), tenant) : job.status());
+      },
+      *tenant);
   return writer;
 }
 
 grpc::ServerUnaryReactor* SolverServiceImpl::GetJob(grpc::CallbackServerContext* context,
                                                     const v1::GetJobRequest* request, v1::Job* response) {
-  absl::StatusOr<v1::Job> job = manager_->Get(request->job_id());
+  const absl::StatusOr<std::string> tenant = Caller(context);
+  if (!tenant.ok()) return Answer(context, tenant.status());
+  absl::StatusOr<v1::Job> job = manager_->Get(request->job_id(), *tenant);
   if (job.ok()) *response = *std::move(job);
   return Answer(context, job.status());
 }
 
 grpc::ServerUnaryReactor* SolverServiceImpl::CancelJob(grpc::CallbackServerContext* context,
                                                        const v1::CancelJobRequest* request, v1::Job* response) {
-  absl::StatusOr<v1::Job> job = manager_->Cancel(request->job_id());
+  const absl::StatusOr<std::string> tenant = Caller(context);
+  if (!tenant.ok()) return Answer(context, tenant.status());
+  absl::StatusOr<v1::Job> job = manager_->Cancel(request->job_id(), *tenant);
   if (!job.ok() || job->state() != v1::JOB_STATE_RUNNING) {
     if (job.ok()) *response = *std::move(job);
     return Answer(context, job.status());
@@ -216,6 +241,8 @@ grpc::ServerUnaryReactor* SolverServiceImpl::CancelJob(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* SolverServiceImpl::ListJobs(grpc::CallbackServerContext* context,
                                                       const v1::ListJobsRequest* request,
                                                       v1::ListJobsResponse* response) {
+  const absl::StatusOr<std::string> tenant = Caller(context);
+  if (!tenant.ok()) return Answer(context, tenant.status());
   int64_t before = 0;
   if (!request->page_token().empty() && (request->page_token().size() > kMaxPageTokenBytes ||
                                          !absl::SimpleAtoi(request->page_token(), &before) || before <= 0)) {
@@ -231,8 +258,8 @@ grpc::ServerUnaryReactor* SolverServiceImpl::ListJobs(grpc::CallbackServerContex
   std::vector<v1::JobState> states;
   for (int s : request->states()) states.push_back(static_cast<v1::JobState>(s));
   const std::map<std::string, std::string> labels(request->labels().begin(), request->labels().end());
-  absl::StatusOr<JobStore::Page> page =
-      manager_->List(states, labels, request->page_size() == 0 ? kDefaultPageSize : request->page_size(), before);
+  absl::StatusOr<JobStore::Page> page = manager_->List(
+      *tenant, states, labels, request->page_size() == 0 ? kDefaultPageSize : request->page_size(), before);
   if (page.ok()) {
     for (v1::Job& job : page->jobs) *response->add_jobs() = std::move(job);
     if (page->next_before != 0) response->set_next_page_token(absl::StrCat(page->next_before));

@@ -1,17 +1,20 @@
 // SolverServiceImpl: the public gRPC API (npuzzle.v1.SolverService), a
 // thin layer over JobManager on gRPC's callback API, so thousands of
-// watchers cost no threads.
+// watchers cost no threads. With a TokenBook every call must name its
+// tenant with a bearer token, and acts on that tenant's jobs only.
 #ifndef NPUZZLE_SERVICE_SOLVER_SERVICE_H_
 #define NPUZZLE_SERVICE_SOLVER_SERVICE_H_
 
 #include "npuzzle/v1/solver.grpc.pb.h"
 #include "service/job_manager.h"
+#include "service/token_book.h"
 
 namespace npuzzle {
 
 class SolverServiceImpl final : public v1::SolverService::CallbackService {
  public:
-  explicit SolverServiceImpl(JobManager* manager) : manager_(manager) {}
+  // `tokens` null: no authentication, every caller is the unnamed tenant.
+  SolverServiceImpl(JobManager* manager, TokenBook* tokens) : manager_(manager), tokens_(tokens) {}
 
   grpc::ServerUnaryReactor* SubmitJob(grpc::CallbackServerContext* context, const v1::SubmitJobRequest* request,
                                       v1::Job* response) override;
@@ -27,7 +30,10 @@ class SolverServiceImpl final : public v1::SolverService::CallbackService {
                                      v1::ListJobsResponse* response) override;
 
  private:
+  absl::StatusOr<std::string> Caller(grpc::CallbackServerContext* context);
+
   JobManager* const manager_;
+  TokenBook* const tokens_;
 };
 
 }  // namespace npuzzle

@@ -203,7 +203,7 @@ TEST_F(JobManagerTest, SameRequestIdSameJob) {
   const v1::Job first = *manager_->Submit(spec);
   const v1::Job again = *manager_->Submit(spec);
   EXPECT_EQ(first.id(), again.id());
-  EXPECT_EQ(store_->List({}, {}, 100, 0)->jobs.size(), 1u);
+  EXPECT_EQ(store_->List("", {}, {}, 100, 0)->jobs.size(), 1u);
 }
 
 // A retry under load still gets its job: the request id is looked up
@@ -270,7 +270,7 @@ TEST_F(JobManagerTest, EverySizeAClientControlsIsBounded) {
   edge.set_request_id(std::string(128, 'r'));
   edge.set_priority(1000000000);
   EXPECT_TRUE(manager_->Submit(edge).ok()) << manager_->Submit(edge).status();
-  EXPECT_EQ(store_->List({}, {}, 100, 0)->jobs.size(), 1u);
+  EXPECT_EQ(store_->List("", {}, {}, 100, 0)->jobs.size(), 1u);
 
   // Ids from clients are checked before anything echoes them.
   const std::string huge(100000, 'j');
@@ -280,7 +280,7 @@ TEST_F(JobManagerTest, EverySizeAClientControlsIsBounded) {
     EXPECT_LT(s.message().size(), 200u);
   }
   EXPECT_EQ(manager_->Get("job-0000000000000000").status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(manager_->List({}, {{"-bad", "x"}}, 10, 0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(manager_->List("", {}, {{"-bad", "x"}}, 10, 0).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(JobManagerTest, BadSpecsAreRejectedWithTheReason) {
@@ -291,7 +291,7 @@ TEST_F(JobManagerTest, BadSpecsAreRejectedWithTheReason) {
   const absl::Status s = manager_->Submit(algo).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("unknown algorithm 'dijkstra'"));
-  EXPECT_EQ(store_->List({}, {}, 100, 0)->jobs.size(), 0u);
+  EXPECT_EQ(store_->List("", {}, {}, 100, 0)->jobs.size(), 0u);
 }
 
 TEST_F(JobManagerTest, UnsolvableJobsFinishWithoutAWorker) {
@@ -633,20 +633,49 @@ TEST_F(JobManagerTest, ListsNewestFirstInPagesByStateAndLabel) {
     ids.push_back(manager_->Submit(spec)->id());
   }
   ASSERT_TRUE(manager_->Cancel(ids[6]).ok());
-  auto page1 = *manager_->List({}, {}, 3, 0);
+  auto page1 = *manager_->List("", {}, {}, 3, 0);
   ASSERT_EQ(page1.jobs.size(), 3u);
   EXPECT_EQ(page1.jobs[0].id(), ids[6]);
   EXPECT_EQ(page1.jobs[2].id(), ids[4]);
-  auto page2 = *manager_->List({}, {}, 3, page1.next_before);
+  auto page2 = *manager_->List("", {}, {}, 3, page1.next_before);
   EXPECT_EQ(page2.jobs[0].id(), ids[3]);
-  auto page3 = *manager_->List({}, {}, 3, page2.next_before);
+  auto page3 = *manager_->List("", {}, {}, 3, page2.next_before);
   EXPECT_EQ(page3.jobs.size(), 1u);
   EXPECT_EQ(page3.next_before, 0);
-  auto odd = *manager_->List({}, {{"team", "odd"}}, 10, 0);
+  auto odd = *manager_->List("", {}, {{"team", "odd"}}, 10, 0);
   EXPECT_EQ(odd.jobs.size(), 3u);
-  auto cancelled = *manager_->List({v1::JOB_STATE_CANCELLED}, {}, 10, 0);
+  auto cancelled = *manager_->List("", {v1::JOB_STATE_CANCELLED}, {}, 10, 0);
   ASSERT_EQ(cancelled.jobs.size(), 1u);
   EXPECT_EQ(cancelled.jobs[0].id(), ids[6]);
+}
+
+// Tenants: each sees only its own jobs, another's id looks unknown, and
+// request ids are scoped to the tenant.
+TEST_F(JobManagerTest, TenantsSeeOnlyTheirOwnJobs) {
+  v1::JobSpec spec = Spec();
+  spec.set_request_id("same");
+  const v1::Job a = *manager_->Submit(spec, "alpha");
+  const v1::Job b = *manager_->Submit(spec, "beta");
+  EXPECT_NE(a.id(), b.id());
+  EXPECT_EQ(a.tenant(), "alpha");
+  EXPECT_EQ(manager_->Submit(spec, "alpha")->id(), a.id());
+
+  const absl::Status unknown = manager_->Get("no-such-job", "beta").status();
+  for (const absl::Status& s : {manager_->Get(a.id(), "beta").status(), manager_->Cancel(a.id(), "beta").status(),
+                                manager_->Watch(a.id(), "beta").status(), manager_->Get(a.id()).status()}) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+    EXPECT_EQ(s.message(), absl::StrCat("no job with id '", a.id(), "'"));
+  }
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(manager_->Get(a.id(), "alpha")->state(), v1::JOB_STATE_QUEUED) << "beta's cancel reached it";
+  EXPECT_TRUE(manager_->Watch(a.id(), "alpha").ok());
+
+  for (const auto& [tenant, id] : {std::pair{"alpha", a.id()}, std::pair{"beta", b.id()}}) {
+    const JobStore::Page page = *manager_->List(tenant, {}, {}, 10, 0);
+    ASSERT_EQ(page.jobs.size(), 1u) << tenant;
+    EXPECT_EQ(page.jobs[0].id(), id);
+  }
+  EXPECT_TRUE(manager_->List("", {}, {}, 10, 0)->jobs.empty());
 }
 
 TEST_F(JobManagerTest, MetricsCountWhatHappened) {

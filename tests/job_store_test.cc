@@ -47,7 +47,7 @@ std::string FillStore(const testing::TempDir& dir) {
 absl::Status ReadEverything(JobStore& store, std::set<std::string>* ids) {
   int64_t before = 0;
   do {
-    absl::StatusOr<JobStore::Page> page = store.List({}, {}, 10, before);
+    absl::StatusOr<JobStore::Page> page = store.List("", {}, {}, 10, before);
     if (!page.ok()) return page.status();
     for (const v1::Job& job : page->jobs) ids->insert(job.id());
     before = page->next_before;
@@ -168,7 +168,7 @@ TEST(JobStore, PagesAreBoundedInBytes) {
     (*job.mutable_spec()->mutable_labels())["note"] = std::string(100000, 'x');
     ASSERT_TRUE(Insert(**store, job, i).ok());
   }
-  absl::StatusOr<JobStore::Page> page = (*store)->List({}, {}, 1000, 0);
+  absl::StatusOr<JobStore::Page> page = (*store)->List("", {}, {}, 1000, 0);
   ASSERT_TRUE(page.ok());
   size_t bytes = 0;
   for (const v1::Job& job : page->jobs) bytes += job.ByteSizeLong();

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/client_channel.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 
@@ -123,16 +124,22 @@ void Coordinator::Start() {
   }
   int client_port = 0, worker_port = 0;
   std::ifstream(port_file) >> client_port >> worker_port >> metrics_port_;
-  // A fresh connection: one shared with the previous server process could
-  // still look ready.
-  grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  stub_ =
-      v1::SolverService::NewStub(grpc::CreateCustomChannel(client_address(), grpc::InsecureChannelCredentials(), args));
+  stub_ = Dial(client_address(), client_tls_, token_);
   while (absl::Now() < deadline && process_->Running() &&
          GetJob(*stub_, "probe").status().code() == absl::StatusCode::kUnavailable) {
     absl::SleepFor(absl::Milliseconds(20));
   }
+}
+
+std::unique_ptr<v1::SolverService::Stub> Dial(const std::string& address, const ClientTls& tls,
+                                              const std::string& token) {
+  // A fresh connection: one shared with an earlier server process could
+  // still look ready.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = OpenChannel(address, tls, token, args);
+  EXPECT_TRUE(channel.ok()) << channel.status();
+  return channel.ok() ? v1::SolverService::NewStub(*channel) : nullptr;
 }
 
 std::unique_ptr<Process> StartWorker(const Coordinator& c, const TempDir& dir, const std::string& id,

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/tls.h"
 #include "npuzzle/v1/solver.grpc.pb.h"
 #include "tests/process_util.h"
 
@@ -48,6 +49,11 @@ class Process {
 class Coordinator {
  public:
   Coordinator(const TempDir& dir, int local_workers, std::vector<std::string> extra_flags = {});
+  // How stub() dials: set before Start for a server with TLS or tokens.
+  void set_client(ClientTls tls, std::string token) {
+    client_tls_ = std::move(tls);
+    token_ = std::move(token);
+  }
   // (Re)starts the server process and waits until it answers.
   void Start();
   std::unique_ptr<Process>& process() { return process_; }
@@ -62,6 +68,8 @@ class Coordinator {
   std::string data_dir_;
   int local_workers_;
   std::vector<std::string> extra_flags_;
+  ClientTls client_tls_;
+  std::string token_;
   int client_port_, worker_port_;
   int metrics_port_ = 0;
   int starts_ = 0;
@@ -71,6 +79,10 @@ class Coordinator {
 
 std::unique_ptr<Process> StartWorker(const Coordinator& c, const TempDir& dir, const std::string& id,
                                      std::vector<std::string> extra_flags = {});
+
+// A client of `address` with its own connection (TLS and token optional).
+std::unique_ptr<v1::SolverService::Stub> Dial(const std::string& address, const ClientTls& tls = {},
+                                              const std::string& token = "");
 
 // Client helpers over the real API.
 absl::StatusOr<v1::Job> Submit(v1::SolverService::Stub& stub, const v1::JobSpec& spec);

@@ -85,14 +85,15 @@ bool WorkerAgent::Send(const v1::WorkerMessage& message) {
 }
 
 void WorkerAgent::Run() {
-  grpc::ChannelArguments args;
+  grpc::ChannelArguments args = options_.channel_args;
   // Notice a coordinator that vanished without closing the connection.
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  auto channel = grpc::CreateCustomChannel(options_.coordinator, grpc::InsecureChannelCredentials(), args);
+  auto channel = grpc::CreateCustomChannel(
+      options_.coordinator, options_.credentials ? options_.credentials : grpc::InsecureChannelCredentials(), args);
   auto stub = v1::WorkerService::NewStub(channel);
   std::thread sender([this] { SendLoop(); });
   std::vector<std::thread> runners;

@@ -20,6 +20,8 @@
 #include "absl/time/time.h"
 #include "common/metrics.h"
 #include "engine/search.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/support/channel_arguments.h"
 #include "npuzzle/v1/worker.grpc.pb.h"
 
 namespace npuzzle {
@@ -34,6 +36,10 @@ struct AgentOptions {
   absl::Duration progress_interval = absl::Milliseconds(250);
   absl::Duration heartbeat_interval = absl::Seconds(1);
   absl::Duration drain_grace = absl::Seconds(25);
+  // How to dial the coordinator: plaintext unless set (see common/tls.h);
+  // the channel arguments may carry a TLS server-name override.
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  grpc::ChannelArguments channel_args;
 };
 
 class WorkerAgent {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/env_flags.h"
 #include "common/metrics_server.h"
+#include "common/tls.h"
 #include "engine/limits.h"
 #include "worker/worker_agent.h"
 
@@ -28,6 +29,11 @@ ABSL_FLAG(int64_t, heartbeat_ms, 1000, "how often the worker tells the coordinat
 ABSL_FLAG(int64_t, drain_grace_ms, 25000, "on SIGTERM, how long running jobs may take to finish");
 ABSL_FLAG(std::string, metrics_listen, "0.0.0.0:9091", "Prometheus /metrics address (host:port; empty: off)");
 ABSL_FLAG(std::string, port_file, "", "once serving metrics, write the metrics port here");
+ABSL_FLAG(std::string, tls_ca, "", "PEM CA that signed the coordinator's certificate (empty: plaintext)");
+ABSL_FLAG(std::string, tls_cert, "", "PEM client certificate, for a coordinator that requires one");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls-cert");
+ABSL_FLAG(std::string, tls_server_name, "",
+          "the name the coordinator's certificate must hold (default: the host dialled)");
 ABSL_FLAG(bool, exit_with_parent, false, "drain and exit when the parent process dies (local workers)");
 
 int main(int argc, char** argv) {
@@ -66,6 +72,15 @@ int main(int argc, char** argv) {
   options.progress_interval = absl::Milliseconds(absl::GetFlag(FLAGS_progress_interval_ms));
   options.heartbeat_interval = absl::Milliseconds(absl::GetFlag(FLAGS_heartbeat_ms));
   options.drain_grace = absl::Milliseconds(absl::GetFlag(FLAGS_drain_grace_ms));
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      npuzzle::MakeChannelCredentials({absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert),
+                                       absl::GetFlag(FLAGS_tls_key), absl::GetFlag(FLAGS_tls_server_name)},
+                                      &options.channel_args);
+  if (!credentials.ok()) {
+    std::cerr << "npuzzle-worker: " << credentials.status().message() << "\n";
+    return 2;
+  }
+  options.credentials = *credentials;
 
   npuzzle::WorkerAgent agent(options);
   std::unique_ptr<npuzzle::MetricsServer> metrics_server;

@@ -1,0 +1,68 @@
+#include "common/client_channel.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/support/client_interceptor.h"
+
+namespace npuzzle {
+namespace {
+
+// Tokens are opaque; a bound and printable characters keep them legal as
+// an HTTP/2 header value.
+constexpr size_t kMaxTokenBytes = 4096;
+
+class BearerToken : public grpc::experimental::Interceptor {
+ public:
+  explicit BearerToken(const std::string& header) : header_(header) {}
+
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    if (methods->QueryInterceptionHookPoint(grpc::experimental::InterceptionHookPoints::PRE_SEND_INITIAL_METADATA)) {
+      methods->GetSendInitialMetadata()->insert({"authorization", header_});
+    }
+    methods->Proceed();
+  }
+
+ private:
+  const std::string& header_;
+};
+
+class BearerTokenFactory : public grpc::experimental::ClientInterceptorFactoryInterface {
+ public:
+  explicit BearerTokenFactory(const std::string& token) : header_("Bearer " + token) {}
+
+  grpc::experimental::Interceptor* CreateClientInterceptor(grpc::experimental::ClientRpcInfo*) override {
+    return new BearerToken(header_);
+  }
+
+ private:
+  const std::string header_;  // outlives every call: the channel owns this factory
+};
+
+absl::Status CheckToken(const std::string& token) {
+  if (token.size() > kMaxTokenBytes) return absl::InvalidArgumentError("--token: longer than 4096 bytes");
+  for (const char c : token) {
+    if (!absl::ascii_isgraph(static_cast<unsigned char>(c))) {
+      return absl::InvalidArgumentError("--token: only printable ASCII without spaces is allowed");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(const std::string& address, const ClientTls& tls,
+                                                           const std::string& token, grpc::ChannelArguments args) {
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(tls, &args);
+  if (!credentials.ok()) return credentials.status();
+  if (token.empty()) return grpc::CreateCustomChannel(address, *credentials, args);
+  if (absl::Status s = CheckToken(token); !s.ok()) return s;
+  std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(std::make_unique<BearerTokenFactory>(token));
+  return grpc::experimental::CreateCustomChannelWithInterceptors(address, *credentials, args, std::move(interceptors));
+}
+
+}  // namespace npuzzle

@@ -1,0 +1,139 @@
+#include "service/token_book.h"
+
+#include <openssl/evp.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+
+namespace npuzzle {
+namespace {
+
+// A tokens file is a short list; the bound keeps a wrong path from being
+// read whole.
+constexpr size_t kMaxFileBytes = 4 << 20;
+
+bool IsHexDigest(const std::string& s) {
+  if (s.size() != 64) return false;
+  for (const char c : s) {
+    if (!absl::ascii_isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool IsTenantName(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (const char c : name) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+std::string Sha256Hex(const std::string& text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(text.data(), text.size(), digest, &length, EVP_sha256(), nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) {
+    hex.push_back(kHex[digest[i] >> 4]);
+    hex.push_back(kHex[digest[i] & 15]);
+  }
+  return hex;
+}
+
+absl::StatusOr<absl::flat_hash_map<std::string, std::string>> TokenBook::Parse(const std::string& path,
+                                                                               const std::string& text) {
+  absl::flat_hash_map<std::string, std::string> tenant_by_hash;
+  int number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++number;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty() || absl::StartsWith(line, "#")) continue;
+    const std::vector<std::string> fields = absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+    const std::string where = absl::StrCat(path, " line ", number, ": ");
+    if (fields.size() != 2) return absl::InvalidArgumentError(where + "want TENANT SHA256-HEX-OF-TOKEN");
+    if (!IsTenantName(fields[0])) {
+      return absl::InvalidArgumentError(where + "a tenant is 1 to 64 of A-Z a-z 0-9 . _ -");
+    }
+    if (!IsHexDigest(fields[1])) {
+      return absl::InvalidArgumentError(where + "the token's SHA-256 must be 64 hex digits (never the token itself)");
+    }
+    if (!tenant_by_hash.emplace(absl::AsciiStrToLower(fields[1]), fields[0]).second) {
+      return absl::InvalidArgumentError(where + "this token hash is listed twice");
+    }
+  }
+  return tenant_by_hash;
+}
+
+absl::StatusOr<std::unique_ptr<TokenBook>> TokenBook::Open(const std::string& path, absl::Duration recheck,
+                                                           std::function<void(const std::string&)> log) {
+  std::unique_ptr<TokenBook> book(new TokenBook(path, recheck, std::move(log)));
+  absl::MutexLock lock(&book->mu_);
+  if (absl::Status s = book->Reload(); !s.ok()) return s;
+  if (book->tenant_by_hash_.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("--auth-tokens ", path, ": no tokens in the file"));
+  }
+  return book;
+}
+
+absl::Status TokenBook::Reload() {
+  next_check_ = absl::Now() + recheck_;
+  struct stat st;
+  if (stat(path_.c_str(), &st) != 0) {
+    return absl::NotFoundError(absl::StrCat("--auth-tokens ", path_, ": cannot read the file"));
+  }
+  if (st.st_size == size_ && st.st_mtim.tv_sec == mtime_.tv_sec && st.st_mtim.tv_nsec == mtime_.tv_nsec) {
+    return absl::OkStatus();
+  }
+  if (static_cast<size_t>(st.st_size) > kMaxFileBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("--auth-tokens ", path_, ": larger than 4 MiB"));
+  }
+  std::ifstream in(path_);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return absl::NotFoundError(absl::StrCat("--auth-tokens ", path_, ": cannot read the file"));
+  absl::StatusOr<absl::flat_hash_map<std::string, std::string>> parsed = Parse(path_, text.str());
+  // Remembered even when refused, so a bad file is reported once, not on
+  // every call.
+  mtime_ = st.st_mtim;
+  size_ = st.st_size;
+  if (!parsed.ok()) return parsed.status();
+  const bool first = tenant_by_hash_.empty();
+  tenant_by_hash_ = *std::move(parsed);
+  if (!first) log_(absl::StrCat("re-read ", path_, ": ", tenant_by_hash_.size(), " tokens"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> TokenBook::TenantOf(const std::string* authorization) {
+  constexpr absl::string_view kScheme = "Bearer ";
+  if (authorization == nullptr) {
+    return absl::UnauthenticatedError("this server wants a bearer token (authorization: Bearer TOKEN)");
+  }
+  absl::string_view token = *authorization;
+  if (!absl::ConsumePrefix(&token, kScheme) || token.empty()) {
+    return absl::UnauthenticatedError("the authorization header must be \"Bearer TOKEN\"");
+  }
+  const std::string hash = Sha256Hex(std::string(token));
+  absl::MutexLock lock(&mu_);
+  if (absl::Now() >= next_check_) {
+    if (absl::Status s = Reload(); !s.ok()) log_(absl::StrCat(s.message(), "; the tokens read before stay in force"));
+  }
+  auto it = tenant_by_hash_.find(hash);
+  if (it == tenant_by_hash_.end()) return absl::UnauthenticatedError("unknown token");
+  return it->second;
+}
+
+}  // namespace npuzzle

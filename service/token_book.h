@@ -1,0 +1,62 @@
+// TokenBook: which tenant a bearer token belongs to. It reads a file of
+// lines "TENANT SHA256-HEX-OF-TOKEN" (blank lines and # comments aside),
+// so the file holds no token in the clear, and re-reads it when it
+// changes: a token is added or revoked without a restart. A changed file
+// that does not parse is refused and the tokens before it stay in force,
+// so a typo cannot lock every client out.
+#ifndef NPUZZLE_SERVICE_TOKEN_BOOK_H_
+#define NPUZZLE_SERVICE_TOKEN_BOOK_H_
+
+#include <ctime>
+#include <functional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace npuzzle {
+
+// Tenant names: 1 to 64 of [A-Za-z0-9._-].
+bool IsTenantName(const std::string& name);
+
+// The lowercase hex SHA-256 of `text`.
+std::string Sha256Hex(const std::string& text);
+
+class TokenBook {
+ public:
+  // Errors name the file and the line.
+  static absl::StatusOr<absl::flat_hash_map<std::string, std::string>> Parse(const std::string& path,
+                                                                             const std::string& text);
+
+  // Loads `path` (an error if it cannot), then checks it for changes at
+  // most once per `recheck`; `log` hears of reloads and refused files.
+  static absl::StatusOr<std::unique_ptr<TokenBook>> Open(const std::string& path, absl::Duration recheck,
+                                                         std::function<void(const std::string&)> log);
+
+  // The tenant of the `authorization` header's value ("Bearer TOKEN"), or
+  // UNAUTHENTICATED saying whether it was missing or unknown.
+  absl::StatusOr<std::string> TenantOf(const std::string* authorization) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  TokenBook(std::string path, absl::Duration recheck, std::function<void(const std::string&)> log)
+      : path_(std::move(path)), recheck_(recheck), log_(std::move(log)) {}
+  // Re-reads the file if its size or time stamp changed.
+  absl::Status Reload() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const std::string path_;
+  const absl::Duration recheck_;
+  const std::function<void(const std::string&)> log_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::string> tenant_by_hash_ ABSL_GUARDED_BY(mu_);
+  absl::Time next_check_ ABSL_GUARDED_BY(mu_);
+  // The file as last read: a change of either means a new version.
+  timespec mtime_ ABSL_GUARDED_BY(mu_) = {};
+  off_t size_ ABSL_GUARDED_BY(mu_) = -1;
+};
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_SERVICE_TOKEN_BOOK_H_

@@ -1,0 +1,260 @@
+// The service's doors, end to end with real processes: TLS on both ports
+// with certificates made here by scripts/make-certs (openssl), mutual TLS
+// for workers, rotation without restart, and bearer tokens that confine
+// each tenant to its own jobs.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "grpcpp/create_channel.h"
+#include "gtest/gtest.h"
+#include "health_check.grpc.pb.h"
+#include "service/token_book.h"
+#include "tests/service_harness.h"
+
+namespace npuzzle::testing {
+namespace {
+
+constexpr char kBoard[] = "8 1 3 4 0 2 7 6 5";
+
+// A CA and its server and worker certificates in dir/name.
+std::string MakeCerts(const TempDir& dir, const std::string& name) {
+  const std::string out = absl::StrCat(dir.path(), "/", name);
+  const CommandResult made = RunCommand(absl::StrCat(NPUZZLE_SOURCE_DIR, "/scripts/make-certs ", out));
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  return out;
+}
+
+// Replaces `to` in one step, as an operator's rotation should.
+void Replace(const std::string& from, const std::string& to) {
+  std::filesystem::copy_file(from, to + ".new", std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::rename(to + ".new", to);
+}
+
+std::vector<std::string> TlsFlags(const std::string& certs) {
+  return {"--tls-cert=" + certs + "/server.pem",
+          "--tls-key=" + certs + "/server.key",
+          "--worker-client-ca=" + certs + "/ca.pem",
+          "--local-worker-tls-ca=" + certs + "/ca.pem",
+          "--local-worker-tls-cert=" + certs + "/worker.pem",
+          "--local-worker-tls-key=" + certs + "/worker.key"};
+}
+
+absl::StatusCode ProbeCode(v1::SolverService::Stub& stub) { return GetJob(stub, "probe").status().code(); }
+
+// Polls until `holds` or the scaled timeout; whether it came to hold.
+template <class Predicate>
+bool Eventually(absl::Duration timeout, Predicate holds) {
+  const absl::Time deadline = absl::Now() + Scaled(timeout);
+  while (!holds()) {
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return true;
+}
+
+TEST(Security, TlsPortsServeTheirCaAndRefuseOthers) {
+  TempDir dir;
+  const std::string certs = MakeCerts(dir, "a");
+  const std::string other = MakeCerts(dir, "b");
+  Coordinator c(dir, 1, TlsFlags(certs));
+  c.set_client({certs + "/ca.pem"}, "");
+  c.Start();
+
+  absl::StatusOr<v1::Job> job = Submit(c.stub(), SpecFor(kBoard));
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::StatusOr<v1::Job> done = AwaitState(c.stub(), job->id(), v1::JOB_STATE_DONE, absl::Seconds(30));
+  ASSERT_TRUE(done.ok()) << done.status() << "\n" << c.process()->Log();
+  EXPECT_EQ(done->result().moves().size(), 14u);
+
+  EXPECT_EQ(ProbeCode(*Dial(c.client_address())), absl::StatusCode::kUnavailable) << "plaintext client";
+  EXPECT_NE(ProbeCode(*Dial(c.client_address(), {other + "/ca.pem"})), absl::StatusCode::kNotFound)
+      << "a client trusting another CA got through";
+  EXPECT_FALSE(absl::StrContains(c.process()->Log(), "WARNING: plaintext"));
+}
+
+TEST(Security, PlaintextServerSaysSo) {
+  TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  EXPECT_EQ(ProbeCode(c.stub()), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(absl::StrContains(c.process()->Log(), "WARNING: plaintext")) << c.process()->Log();
+  EXPECT_TRUE(absl::StrContains(c.process()->Log(), "WARNING: no --auth-tokens")) << c.process()->Log();
+}
+
+TEST(Security, WorkerWithoutClientCertificateIsRefused) {
+  TempDir dir;
+  const std::string certs = MakeCerts(dir, "a");
+  Coordinator c(dir, 0, TlsFlags(certs));
+  c.set_client({certs + "/ca.pem"}, "");
+  c.Start();
+  absl::StatusOr<v1::Job> job = Submit(c.stub(), SpecFor(kBoard));
+  ASSERT_TRUE(job.ok()) << job.status();
+
+  auto stranger = StartWorker(c, dir, "stranger", {"--tls-ca=" + certs + "/ca.pem", "--tls-server-name=localhost"});
+  absl::SleepFor(Scaled(absl::Seconds(3)));
+  EXPECT_EQ(GetJob(c.stub(), job->id())->state(), v1::JOB_STATE_QUEUED) << "a worker without a certificate ran it";
+  EXPECT_TRUE(absl::StrContains(c.process()->Log(), "andshake")) << "the refusal is not logged:\n"
+                                                                 << c.process()->Log();
+
+  auto member = StartWorker(c, dir, "member",
+                            {"--tls-ca=" + certs + "/ca.pem", "--tls-cert=" + certs + "/worker.pem",
+                             "--tls-key=" + certs + "/worker.key", "--tls-server-name=localhost"});
+  absl::StatusOr<v1::Job> done = AwaitState(c.stub(), job->id(), v1::JOB_STATE_DONE, absl::Seconds(30));
+  ASSERT_TRUE(done.ok()) << done.status() << "\n" << member->Log();
+  EXPECT_EQ(done->worker_id(), "member");
+}
+
+TEST(Security, RotatedCertificateIsServedWithoutRestart) {
+  TempDir dir;
+  const std::string old_certs = MakeCerts(dir, "old");
+  const std::string new_certs = MakeCerts(dir, "new");
+  const std::string live = dir.path() + "/live";
+  std::filesystem::create_directories(live);
+  Replace(old_certs + "/server.pem", live + "/server.pem");
+  Replace(old_certs + "/server.key", live + "/server.key");
+  Coordinator c(
+      dir, 0, {"--tls-cert=" + live + "/server.pem", "--tls-key=" + live + "/server.key", "--tls-reload-interval-s=1"});
+  c.set_client({old_certs + "/ca.pem"}, "");
+  c.Start();
+  ASSERT_EQ(ProbeCode(c.stub()), absl::StatusCode::kNotFound);
+
+  Replace(new_certs + "/server.key", live + "/server.key");
+  Replace(new_certs + "/server.pem", live + "/server.pem");
+  EXPECT_TRUE(Eventually(absl::Seconds(15), [&] {
+    return ProbeCode(*Dial(c.client_address(), {new_certs + "/ca.pem"})) == absl::StatusCode::kNotFound;
+  })) << "the new certificate was never served";
+  EXPECT_NE(ProbeCode(*Dial(c.client_address(), {old_certs + "/ca.pem"})), absl::StatusCode::kNotFound)
+      << "new connections still get the old certificate";
+  EXPECT_TRUE(c.process()->Running());
+}
+
+TEST(TokenBook, ParseErrorsNameTheLine) {
+  const std::string hash = Sha256Hex("t");
+  EXPECT_EQ(hash, "e3b98a4da31a127d4bde6e43033f66ba274cab0eb7eb1c70ec41402bf6273dd8");
+  EXPECT_TRUE(TokenBook::Parse("f", "# comment\n\nalpha " + hash + "\n").ok());
+  for (const auto& [text, error] : std::vector<std::pair<std::string, std::string>>{
+           {"alpha\n", "f line 1: want TENANT SHA256-HEX-OF-TOKEN"},
+           {"\nal/pha " + hash, "f line 2: a tenant is"},
+           {"alpha the-token-itself", "f line 1: the token's SHA-256 must be 64 hex digits"},
+           {"alpha " + hash + "\nbeta " + hash, "f line 2: this token hash is listed twice"},
+       }) {
+    const absl::Status s = TokenBook::Parse("f", text).status();
+    EXPECT_TRUE(absl::StartsWith(s.message(), error)) << s;
+  }
+}
+
+std::string TokenLine(const std::string& tenant, const std::string& token) {
+  return absl::StrCat(tenant, " ", Sha256Hex(token), "\n");
+}
+
+class TokenTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tokens_ = dir_.Write(
+        "tokens", "# tenant sha256(token)\n" + TokenLine("alpha", "alpha-secret") + TokenLine("beta", "beta-secret"));
+    coordinator_ = std::make_unique<Coordinator>(
+        dir_, 1, std::vector<std::string>{"--auth-tokens=" + tokens_, "--tls-reload-interval-s=1"});
+    coordinator_->set_client({}, "alpha-secret");
+    coordinator_->Start();
+  }
+
+  v1::SolverService::Stub& alpha() { return coordinator_->stub(); }
+  std::unique_ptr<v1::SolverService::Stub> As(const std::string& token) {
+    return Dial(coordinator_->client_address(), {}, token);
+  }
+
+  TempDir dir_;
+  std::string tokens_;
+  std::unique_ptr<Coordinator> coordinator_;
+};
+
+TEST_F(TokenTest, NoTokenOrAWrongOneIsUnauthenticatedButHealthStaysOpen) {
+  for (const std::string token : {"", "not-a-listed-token"}) {
+    auto stub = As(token);
+    absl::StatusOr<v1::Job> submitted = Submit(*stub, SpecFor(kBoard));
+    EXPECT_EQ(submitted.status().code(), absl::StatusCode::kUnauthenticated) << "token '" << token << "'";
+    EXPECT_EQ(ProbeCode(*stub), absl::StatusCode::kUnauthenticated);
+    EXPECT_EQ(WatchToEnd(*stub, "probe", absl::Seconds(10)).status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+    grpc::ClientContext context;
+    v1::ListJobsResponse listed;
+    EXPECT_EQ(stub->ListJobs(&context, v1::ListJobsRequest(), &listed).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  }
+  auto health = grpc::health::v1::Health::NewStub(
+      grpc::CreateChannel(coordinator_->client_address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  grpc::health::v1::HealthCheckResponse response;
+  EXPECT_TRUE(health->Check(&context, grpc::health::v1::HealthCheckRequest(), &response).ok());
+  EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+}
+
+TEST_F(TokenTest, ATenantSeesNothingOfAnothersJobs) {
+  v1::JobSpec spec = SpecFor(kBoard);
+  spec.set_request_id("shared-request-id");
+  absl::StatusOr<v1::Job> mine = Submit(alpha(), spec);
+  ASSERT_TRUE(mine.ok()) << mine.status();
+  EXPECT_EQ(mine->tenant(), "alpha");
+  ASSERT_TRUE(AwaitState(alpha(), mine->id(), v1::JOB_STATE_DONE, absl::Seconds(30)).ok());
+
+  auto beta = As("beta-secret");
+  const absl::Status unknown = GetJob(*beta, "no-such-job").status();
+  const absl::Status foreign = GetJob(*beta, mine->id()).status();
+  EXPECT_EQ(foreign.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(foreign.message(), absl::StrCat("no job with id '", mine->id(), "'"));
+  EXPECT_EQ(unknown.message(), "no job with id 'no-such-job'");
+
+  const Watched watched = WatchToEnd(*beta, mine->id(), absl::Seconds(10));
+  EXPECT_EQ(watched.status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_TRUE(watched.events.empty());
+  {
+    grpc::ClientContext context;
+    v1::CancelJobRequest request;
+    request.set_job_id(mine->id());
+    v1::Job cancelled;
+    EXPECT_EQ(beta->CancelJob(&context, request, &cancelled).error_code(), grpc::StatusCode::NOT_FOUND);
+  }
+  // The same request id is beta's own: a new job, not alpha's.
+  absl::StatusOr<v1::Job> theirs = Submit(*beta, spec);
+  ASSERT_TRUE(theirs.ok()) << theirs.status();
+  EXPECT_NE(theirs->id(), mine->id());
+  EXPECT_EQ(theirs->tenant(), "beta");
+
+  const std::vector<std::pair<v1::SolverService::Stub*, std::string>> own_jobs = {{&alpha(), mine->id()},
+                                                                                  {beta.get(), theirs->id()}};
+  for (const auto& [stub, own] : own_jobs) {
+    grpc::ClientContext context;
+    v1::ListJobsResponse listed;
+    ASSERT_TRUE(stub->ListJobs(&context, v1::ListJobsRequest(), &listed).ok());
+    ASSERT_EQ(listed.jobs_size(), 1);
+    EXPECT_EQ(listed.jobs(0).id(), own);
+  }
+  EXPECT_EQ(GetJob(alpha(), mine->id())->state(), v1::JOB_STATE_DONE) << "beta's cancel reached alpha's job";
+}
+
+TEST_F(TokenTest, ChangedTokensFileTakesEffectWithoutRestart) {
+  std::ofstream(tokens_ + ".new") << TokenLine("alpha", "alpha-secret") << TokenLine("gamma", "gamma-secret");
+  std::filesystem::rename(tokens_ + ".new", tokens_);
+  auto gamma = As("gamma-secret");
+  auto beta = As("beta-secret");
+  EXPECT_TRUE(Eventually(absl::Seconds(10), [&] { return ProbeCode(*gamma) == absl::StatusCode::kNotFound; }))
+      << "the new token was never accepted";
+  EXPECT_EQ(ProbeCode(*beta), absl::StatusCode::kUnauthenticated) << "the removed token still works";
+
+  // A file that does not parse is refused (noticed on a call); the tokens
+  // in force stay.
+  std::ofstream(tokens_ + ".new") << "gamma not-a-hash\n";
+  std::filesystem::rename(tokens_ + ".new", tokens_);
+  EXPECT_TRUE(Eventually(absl::Seconds(10), [&] {
+    ProbeCode(*gamma);
+    return absl::StrContains(coordinator_->process()->Log(), "the tokens read before stay in force");
+  })) << coordinator_->process()->Log();
+  EXPECT_EQ(ProbeCode(*gamma), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace npuzzle::testing
