@@ -53,7 +53,8 @@ std::string Json(const google::protobuf::Message& m) {
 // Which of the security settings to look at, for errors that come from
 // them: gRPC's own words rarely say.
 std::string Hint(const grpc::Status& s) {
-  const bool has_token = !absl::GetFlag(FLAGS_token).empty() || std::getenv("NPUZZLE_TOKEN") != nullptr;
+  const char* env_token = std::getenv("NPUZZLE_TOKEN");
+  const bool has_token = !absl::GetFlag(FLAGS_token).empty() || (env_token != nullptr && *env_token != '\0');
   const bool has_ca = !absl::GetFlag(FLAGS_tls_ca).empty();
   if (s.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
     return has_token ? " (the token given with --token or NPUZZLE_TOKEN is wrong)"

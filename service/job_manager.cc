@@ -131,7 +131,7 @@ absl::Status JobManager::Start() {
           if (!stored.ok()) failed = stored;
         });
       }
-      queue_.Push(a.job.id(), a.job.spec().priority(), a.seq, not_before);
+      queue_.Push(a.job, a.seq, not_before);
     }
   }
   Sync();
@@ -185,6 +185,11 @@ void JobManager::Submit(const v1::JobSpec& submitted, Reply reply, const std::st
   } else if (solvable && queue_.size() >= options_.max_queued) {
     refused = absl::ResourceExhaustedError(
         absl::StrFormat("the queue is full (%d jobs waiting); try again later", queue_.size()));
+  } else if (const int64_t max_queued = QuotaOf(tenant).max_queued;
+             solvable && max_queued > 0 && static_cast<int64_t>(queue_.QueuedOf(tenant)) >= max_queued) {
+    refused = absl::ResourceExhaustedError(
+        absl::StrFormat("tenant '%s' has %d jobs queued, its max_queued quota; submit more once some have started",
+                        tenant, queue_.QueuedOf(tenant)));
   }
   if (!refused.ok()) return Later([reply, refused] { reply(refused); });
   Active& a = active_[job.id()];
@@ -195,7 +200,7 @@ void JobManager::Submit(const v1::JobSpec& submitted, Reply reply, const std::st
         [this, id = job.id(), submitted, tenant, reply](const absl::Status& stored)
             ABSL_NO_THREAD_SAFETY_ANALYSIS { Admitted(id, tenant, submitted, reply, stored); });
   if (solvable) {
-    queue_.Push(job.id(), spec.priority(), a.seq);
+    queue_.Push(job, a.seq);
     Dispatch();
   }
 }
@@ -472,11 +477,19 @@ void JobManager::DropWorker(WorkerLink* link) {
 
 // --- state changes ---
 
+TenantQuota JobManager::QuotaOf(const std::string& tenant) const {
+  return options_.quota_of ? options_.quota_of(tenant) : TenantQuota{};
+}
+
 void JobManager::Dispatch() {
   if (stopping_) return;
   const absl::Time now = absl::Now();
   while (Worker* w = workers_.Freest()) {
-    std::optional<std::string> id = queue_.PopReady(now);
+    std::optional<std::string> id = queue_.PopReady(now, [this](const std::string& tenant) {
+      mu_.AssertHeld();
+      const int64_t max_running = QuotaOf(tenant).max_running;
+      return max_running == 0 || workers_.LeasesOf(tenant) < max_running;
+    });
     if (!id) return;
     auto it = active_.find(*id);
     if (it == active_.end()) continue;
@@ -503,7 +516,7 @@ void JobManager::Assign(Active& a, Worker& w, bool adopted) {
     a.node_rate = 0;
     SetTime(a.job.mutable_start_time(), absl::Now());
   }
-  workers_.Assign(w, a.job.id());
+  workers_.Assign(w, a.job.id(), a.job.tenant());
   const bool early = !adopted && a.job.attempt() == a.durable_attempt + 1;
   if (early) SendAssignment(a, w);
   Store(a.job, 0,
@@ -535,7 +548,7 @@ void JobManager::AssignmentStored(const std::string& id, int attempt, bool adopt
     workers_.Release(*w, id);
     w->link->Send(CancelMessage(id, attempt));
     a.job.set_state(v1::JOB_STATE_QUEUED);
-    queue_.Push(id, a.job.spec().priority(), a.seq);
+    queue_.Push(a.job, a.seq);
     return;
   }
   if (a.cancel_requested && !adopted && !sent) {
@@ -564,7 +577,7 @@ void JobManager::Requeue(Active& a, bool lost) {
   metrics_.Requeued(lost);
   // If this write fails, a restart finds the job running and requeues it.
   StoreState(a);
-  queue_.Push(a.job.id(), a.job.spec().priority(), a.seq);
+  queue_.Push(a.job, a.seq);
 }
 
 bool JobManager::CountLoss(Active& a) {
@@ -599,7 +612,7 @@ void JobManager::FinalStored(const std::string& id, const absl::Status& stored) 
     a.final_job.reset();
     a.job.set_state(v1::JOB_STATE_QUEUED);
     a.job.clear_progress();
-    queue_.Push(id, a.job.spec().priority(), a.seq);
+    queue_.Push(a.job, a.seq);
     return;
   }
   metrics_.Finished(*a.final_job);
@@ -675,10 +688,12 @@ absl::Status JobManager::CheckInvariants() {
   absl::MutexLock lock(&mu_);
   std::vector<std::string> problems;
   int64_t leases = 0;
+  absl::flat_hash_map<std::string, int64_t> leases_by_tenant;
   workers_.ForEach([&](const Worker& w) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     for (const std::string& id : w.running) {
       ++leases;
       auto it = active_.find(id);
+      if (it != active_.end()) ++leases_by_tenant[it->second.job.tenant()];
       if (it == active_.end()) {
         problems.push_back(absl::StrCat(w.id, " holds a lease on ", id, ", which is not unfinished"));
       } else if (it->second.job.state() != v1::JOB_STATE_RUNNING || it->second.job.worker_id() != w.id ||
@@ -691,6 +706,9 @@ absl::Status JobManager::CheckInvariants() {
     }
   });
   if (leases != workers_.running()) problems.push_back("the pool's count of leases is wrong");
+  for (const auto& [tenant, count] : leases_by_tenant) {
+    if (workers_.LeasesOf(tenant) != count) problems.push_back("the pool's count of leases of " + tenant + " is wrong");
+  }
   int64_t queued = 0;
   for (const auto& [id, a] : active_) {
     if (a.final_job) continue;

@@ -41,6 +41,7 @@
 #include "service/limit_policy.h"
 #include "service/manager_metrics.h"
 #include "service/store_writer.h"
+#include "service/tenant_quota.h"
 #include "service/worker_pool.h"
 
 namespace npuzzle {
@@ -53,6 +54,9 @@ struct ManagerOptions {
   // handed out again, so their workers can reconnect and keep them.
   absl::Duration recovery_grace = absl::Seconds(3);
   LimitPolicy limits;
+  // Each tenant's quota (unset: none). Called under the manager's lock,
+  // so it must not call back into the manager.
+  std::function<TenantQuota(const std::string& tenant)> quota_of;
 };
 
 class JobManager {
@@ -166,6 +170,7 @@ class JobManager {
   void Admitted(const std::string& id, const std::string& tenant, const v1::JobSpec& submitted, const Reply& reply,
                 const absl::Status& stored) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Dispatch() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  TenantQuota QuotaOf(const std::string& tenant) const;
   // Gives the job to `w` (`adopted`: `w` already runs it at this attempt).
   void Assign(Active& a, Worker& w, bool adopted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AssignmentStored(const std::string& id, int attempt, bool adopted, bool sent, const absl::Status& stored)

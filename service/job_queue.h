@@ -1,50 +1,62 @@
-// JobQueue: the jobs waiting for a worker, best first: higher priority,
-// then older (lower submission seq). A job may carry a time before which
-// it is not handed out (after a restart, so that its worker can reconnect
-// and keep it). Not thread-safe: the job manager guards it.
+// JobQueue: the jobs waiting for a worker, in the order they are handed
+// out. Higher priority first; within a priority, tenants take turns (round
+// robin), so one tenant's backlog never holds back another's job; within a
+// tenant, oldest (lowest submission seq) first. A job may carry a time
+// before which it is not handed out (after a restart, so that its worker
+// can reconnect and keep it), and a tenant may be passed over while it is
+// at its running quota. Not thread-safe: the job manager guards it.
 #ifndef NPUZZLE_SERVICE_JOB_QUEUE_H_
 #define NPUZZLE_SERVICE_JOB_QUEUE_H_
 
 #include <cstdint>
+#include <functional>
+#include <list>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
-#include <tuple>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
+#include "npuzzle/v1/solver.pb.h"
 
 namespace npuzzle {
 
 class JobQueue {
  public:
-  // A job already queued is left where it is.
-  void Push(const std::string& id, int32_t priority, int64_t seq, absl::Time not_before = absl::InfinitePast());
+  // Queues the job (its id, tenant and priority) with submission number
+  // `seq`; a job already queued is left where it is.
+  void Push(const v1::Job& job, int64_t seq, absl::Time not_before = absl::InfinitePast());
   // Whether the job was queued.
   bool Erase(const std::string& id);
   bool Contains(const std::string& id) const { return entries_.contains(id); }
   size_t size() const { return entries_.size(); }
+  size_t QueuedOf(const std::string& tenant) const;
 
-  // Takes the best job that may be handed out at `now`, if any.
-  std::optional<std::string> PopReady(absl::Time now);
+  // Takes the next job that may be handed out at `now`, skipping tenants
+  // for which may_run(tenant) is false.
+  std::optional<std::string> PopReady(absl::Time now, const std::function<bool(const std::string&)>& may_run);
 
  private:
-  // The one place the order is defined. Priorities are int32, so their
-  // negation cannot overflow in 64 bits.
-  using Key = std::tuple<int64_t, int64_t, std::string>;
-  static Key KeyOf(const std::string& id, int32_t priority, int64_t seq) {
-    return {-static_cast<int64_t>(priority), seq, id};
-  }
   struct Entry {
-    Key key;
+    int32_t priority;
+    int64_t seq;
+    std::string tenant;
     absl::Time not_before;
   };
+  // The jobs of one priority: each tenant's in seq order, and the tenants
+  // in the order of their next turn.
+  struct Level {
+    std::map<std::string, std::set<std::pair<int64_t, std::string>>> by_tenant;
+    std::list<std::string> turns;
+  };
 
-  std::set<Key> order_;
+  // Priorities are int32, so their negation cannot overflow in 64 bits:
+  // the map's first level is the highest priority.
+  std::map<int64_t, Level> levels_;
   absl::flat_hash_map<std::string, Entry> entries_;
-  // How many queued jobs have a not_before; while none do, the best job
-  // is always ready.
-  size_t held_ = 0;
+  absl::flat_hash_map<std::string, size_t> queued_by_tenant_;
 };
 
 }  // namespace npuzzle

@@ -62,6 +62,11 @@ ABSL_FLAG(int64_t, tls_reload_interval_s, 60, "how often the TLS and --auth-toke
 ABSL_FLAG(std::string, auth_tokens, "",
           "file of \"TENANT SHA256-HEX-OF-TOKEN\" lines: clients must send a listed token and see only their "
           "tenant's jobs (empty: no authentication); re-read as it changes");
+ABSL_FLAG(int64_t, tenant_max_queued, 0,
+          "jobs one tenant may have waiting before SubmitJob is RESOURCE_EXHAUSTED (0: none; --auth-tokens lines "
+          "may set max_queued=N per tenant)");
+ABSL_FLAG(int64_t, tenant_max_running, 0,
+          "jobs one tenant may have running at once (0: none; --auth-tokens lines may set max_running=N)");
 ABSL_FLAG(std::string, local_worker_tls_ca, "",
           "with TLS: the CA local workers trust (the certificate must name localhost)");
 ABSL_FLAG(std::string, local_worker_tls_cert, "", "with --worker-client-ca: the local workers' client certificate");
@@ -211,6 +216,26 @@ int Main() {
   options.limits.ceilings.set_max_time_ms(absl::GetFlag(FLAGS_max_time_ms_ceiling));
   options.limits.ceilings.set_max_memory_mb(absl::GetFlag(FLAGS_max_memory_mb_ceiling));
   options.limits.max_threads = absl::GetFlag(FLAGS_max_threads_per_job);
+  std::unique_ptr<TokenBook> tokens;
+  if (const std::string path = absl::GetFlag(FLAGS_auth_tokens); !path.empty()) {
+    absl::StatusOr<std::unique_ptr<TokenBook>> opened =
+        TokenBook::Open(path, absl::Seconds(absl::GetFlag(FLAGS_tls_reload_interval_s)), Log);
+    if (!opened.ok()) {
+      Log(std::string(opened.status().message()));
+      return 2;
+    }
+    tokens = *std::move(opened);
+  } else {
+    Log("WARNING: no --auth-tokens: every client may submit, read and cancel every job");
+  }
+  const TenantQuota default_quota{absl::GetFlag(FLAGS_tenant_max_queued), absl::GetFlag(FLAGS_tenant_max_running)};
+  if (default_quota.max_queued < 0 || default_quota.max_running < 0) {
+    Log("--tenant-max-queued and --tenant-max-running must be 0 (no limit) or more");
+    return 2;
+  }
+  options.quota_of = [&tokens, default_quota](const std::string& tenant) {
+    return tokens ? tokens->QuotaOf(tenant, default_quota) : default_quota;
+  };
   JobManager manager(store->get(), options);
   if (absl::Status s = manager.Start(); !s.ok()) {
     Log(std::string(s.message()));
@@ -228,18 +253,6 @@ int Main() {
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  std::unique_ptr<TokenBook> tokens;
-  if (const std::string path = absl::GetFlag(FLAGS_auth_tokens); !path.empty()) {
-    absl::StatusOr<std::unique_ptr<TokenBook>> opened =
-        TokenBook::Open(path, absl::Seconds(absl::GetFlag(FLAGS_tls_reload_interval_s)), Log);
-    if (!opened.ok()) {
-      Log(std::string(opened.status().message()));
-      return 2;
-    }
-    tokens = *std::move(opened);
-  } else {
-    Log("WARNING: no --auth-tokens: every client may submit, read and cancel every job");
-  }
   SolverServiceImpl solver(&manager, tokens.get());
   WorkerServiceImpl workers(&manager);
   int client_port = 0, worker_port = 0;

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -22,6 +23,7 @@ namespace {
 // A tokens file is a short list; the bound keeps a wrong path from being
 // read whole.
 constexpr size_t kMaxFileBytes = 4 << 20;
+constexpr int64_t kMaxQuota = 1'000'000'000;
 
 bool IsHexDigest(const std::string& s) {
   if (s.size() != 64) return false;
@@ -54,9 +56,8 @@ std::string Sha256Hex(const std::string& text) {
   return hex;
 }
 
-absl::StatusOr<absl::flat_hash_map<std::string, std::string>> TokenBook::Parse(const std::string& path,
-                                                                               const std::string& text) {
-  absl::flat_hash_map<std::string, std::string> tenant_by_hash;
+absl::StatusOr<TokenBook::Entries> TokenBook::Parse(const std::string& path, const std::string& text) {
+  Entries entries;
   int number = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++number;
@@ -64,18 +65,50 @@ absl::StatusOr<absl::flat_hash_map<std::string, std::string>> TokenBook::Parse(c
     if (line.empty() || absl::StartsWith(line, "#")) continue;
     const std::vector<std::string> fields = absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
     const std::string where = absl::StrCat(path, " line ", number, ": ");
-    if (fields.size() != 2) return absl::InvalidArgumentError(where + "want TENANT SHA256-HEX-OF-TOKEN");
+    if (fields.size() < 2 || fields.size() > 4) {
+      return absl::InvalidArgumentError(where + "want TENANT SHA256-HEX-OF-TOKEN [max_queued=N] [max_running=N]");
+    }
     if (!IsTenantName(fields[0])) {
       return absl::InvalidArgumentError(where + "a tenant is 1 to 64 of A-Z a-z 0-9 . _ -");
     }
     if (!IsHexDigest(fields[1])) {
       return absl::InvalidArgumentError(where + "the token's SHA-256 must be 64 hex digits (never the token itself)");
     }
-    if (!tenant_by_hash.emplace(absl::AsciiStrToLower(fields[1]), fields[0]).second) {
+    if (!entries.tenant_by_hash.emplace(absl::AsciiStrToLower(fields[1]), fields[0]).second) {
       return absl::InvalidArgumentError(where + "this token hash is listed twice");
     }
+    if (fields.size() == 2) continue;
+    TenantQuota quota{-1, -1};
+    for (size_t i = 2; i < fields.size(); ++i) {
+      const std::vector<std::string> setting = absl::StrSplit(fields[i], absl::MaxSplits('=', 1));
+      int64_t* field = setting[0] == "max_queued"    ? &quota.max_queued
+                       : setting[0] == "max_running" ? &quota.max_running
+                                                     : nullptr;
+      int64_t value;
+      if (field == nullptr || setting.size() != 2 || !absl::SimpleAtoi(setting[1], &value) || value < 0 ||
+          value > kMaxQuota) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, "'", fields[i], "': want max_queued=N or max_running=N, N from 0 (no limit) to ", kMaxQuota));
+      }
+      *field = value;
+    }
+    const auto [known, added] = entries.quotas.emplace(fields[0], quota);
+    if (!added && (known->second.max_queued != quota.max_queued || known->second.max_running != quota.max_running)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, "tenant ", fields[0], "'s quotas differ from an earlier line"));
+    }
   }
-  return tenant_by_hash;
+  return entries;
+}
+
+TenantQuota TokenBook::QuotaOf(const std::string& tenant, const TenantQuota& defaults) {
+  absl::MutexLock lock(&mu_);
+  TenantQuota quota = defaults;
+  if (auto it = entries_.quotas.find(tenant); it != entries_.quotas.end()) {
+    if (it->second.max_queued >= 0) quota.max_queued = it->second.max_queued;
+    if (it->second.max_running >= 0) quota.max_running = it->second.max_running;
+  }
+  return quota;
 }
 
 absl::StatusOr<std::unique_ptr<TokenBook>> TokenBook::Open(const std::string& path, absl::Duration recheck,
@@ -83,7 +116,7 @@ absl::StatusOr<std::unique_ptr<TokenBook>> TokenBook::Open(const std::string& pa
   std::unique_ptr<TokenBook> book(new TokenBook(path, recheck, std::move(log)));
   absl::MutexLock lock(&book->mu_);
   if (absl::Status s = book->Reload(); !s.ok()) return s;
-  if (book->tenant_by_hash_.empty()) {
+  if (book->entries_.tenant_by_hash.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--auth-tokens ", path, ": no tokens in the file"));
   }
   return book;
@@ -105,15 +138,15 @@ absl::Status TokenBook::Reload() {
   std::stringstream text;
   text << in.rdbuf();
   if (!in) return absl::NotFoundError(absl::StrCat("--auth-tokens ", path_, ": cannot read the file"));
-  absl::StatusOr<absl::flat_hash_map<std::string, std::string>> parsed = Parse(path_, text.str());
+  absl::StatusOr<Entries> parsed = Parse(path_, text.str());
   // Remembered even when refused, so a bad file is reported once, not on
   // every call.
   mtime_ = st.st_mtim;
   size_ = st.st_size;
   if (!parsed.ok()) return parsed.status();
-  const bool first = tenant_by_hash_.empty();
-  tenant_by_hash_ = *std::move(parsed);
-  if (!first) log_(absl::StrCat("re-read ", path_, ": ", tenant_by_hash_.size(), " tokens"));
+  const bool first = entries_.tenant_by_hash.empty();
+  entries_ = *std::move(parsed);
+  if (!first) log_(absl::StrCat("re-read ", path_, ": ", entries_.tenant_by_hash.size(), " tokens"));
   return absl::OkStatus();
 }
 
@@ -131,8 +164,8 @@ absl::StatusOr<std::string> TokenBook::TenantOf(const std::string* authorization
   if (absl::Now() >= next_check_) {
     if (absl::Status s = Reload(); !s.ok()) log_(absl::StrCat(s.message(), "; the tokens read before stay in force"));
   }
-  auto it = tenant_by_hash_.find(hash);
-  if (it == tenant_by_hash_.end()) return absl::UnauthenticatedError("unknown token");
+  auto it = entries_.tenant_by_hash.find(hash);
+  if (it == entries_.tenant_by_hash.end()) return absl::UnauthenticatedError("unknown token");
   return it->second;
 }
 

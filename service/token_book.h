@@ -1,9 +1,11 @@
-// TokenBook: which tenant a bearer token belongs to. It reads a file of
-// lines "TENANT SHA256-HEX-OF-TOKEN" (blank lines and # comments aside),
-// so the file holds no token in the clear, and re-reads it when it
-// changes: a token is added or revoked without a restart. A changed file
-// that does not parse is refused and the tokens before it stay in force,
-// so a typo cannot lock every client out.
+// TokenBook: which tenant a bearer token belongs to, and the tenant's
+// quotas. It reads a file of lines
+//   TENANT SHA256-HEX-OF-TOKEN [max_queued=N] [max_running=N]
+// (blank lines and # comments aside), so the file holds no token in the
+// clear, and re-reads it when it changes (checked on calls): a token is
+// added or revoked, a quota changed, without a restart. A changed file
+// that does not parse is refused and the one before it stays in force, so
+// a typo cannot lock every client out.
 #ifndef NPUZZLE_SERVICE_TOKEN_BOOK_H_
 #define NPUZZLE_SERVICE_TOKEN_BOOK_H_
 
@@ -16,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "service/tenant_quota.h"
 
 namespace npuzzle {
 
@@ -27,9 +30,13 @@ std::string Sha256Hex(const std::string& text);
 
 class TokenBook {
  public:
+  struct Entries {
+    absl::flat_hash_map<std::string, std::string> tenant_by_hash;
+    // Quotas a tenant's lines set (a field left out there is -1).
+    absl::flat_hash_map<std::string, TenantQuota> quotas;
+  };
   // Errors name the file and the line.
-  static absl::StatusOr<absl::flat_hash_map<std::string, std::string>> Parse(const std::string& path,
-                                                                             const std::string& text);
+  static absl::StatusOr<Entries> Parse(const std::string& path, const std::string& text);
 
   // Loads `path` (an error if it cannot), then checks it for changes at
   // most once per `recheck`; `log` hears of reloads and refused files.
@@ -39,6 +46,9 @@ class TokenBook {
   // The tenant of the `authorization` header's value ("Bearer TOKEN"), or
   // UNAUTHENTICATED saying whether it was missing or unknown.
   absl::StatusOr<std::string> TenantOf(const std::string* authorization) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // The tenant's quota: what the file sets for it, else `defaults`.
+  TenantQuota QuotaOf(const std::string& tenant, const TenantQuota& defaults) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   TokenBook(std::string path, absl::Duration recheck, std::function<void(const std::string&)> log)
@@ -50,7 +60,7 @@ class TokenBook {
   const absl::Duration recheck_;
   const std::function<void(const std::string&)> log_;
   absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::string> tenant_by_hash_ ABSL_GUARDED_BY(mu_);
+  Entries entries_ ABSL_GUARDED_BY(mu_);
   absl::Time next_check_ ABSL_GUARDED_BY(mu_);
   // The file as last read: a change of either means a new version.
   timespec mtime_ ABSL_GUARDED_BY(mu_) = {};

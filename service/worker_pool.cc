@@ -21,6 +21,7 @@ std::set<std::string> WorkerPool::Remove(WorkerLink* link) {
   if (auto id = by_id_.find(it->second.id); id != by_id_.end() && id->second == link) by_id_.erase(id);
   std::set<std::string> running = std::move(it->second.running);
   running_ -= static_cast<int64_t>(running.size());
+  for (const std::string& job_id : running) Ended(job_id);
   workers_.erase(it);
   return running;
 }
@@ -37,18 +38,37 @@ Worker* WorkerPool::FindById(const std::string& id) {
 
 Worker* WorkerPool::Freest() { return by_free_.empty() ? nullptr : Find(by_free_.begin()->second); }
 
-void WorkerPool::Assign(Worker& w, const std::string& job_id) {
+void WorkerPool::Assign(Worker& w, const std::string& job_id, const std::string& tenant) {
   Unfile(w);
-  if (w.running.insert(job_id).second) ++running_;
+  if (w.running.insert(job_id).second) {
+    ++running_;
+    tenant_of_lease_[job_id] = tenant;
+    ++leases_by_tenant_[tenant];
+  }
   File(w);
 }
 
 bool WorkerPool::Release(Worker& w, const std::string& job_id) {
   Unfile(w);
   const bool held = w.running.erase(job_id) > 0;
-  if (held) --running_;
+  if (held) {
+    --running_;
+    Ended(job_id);
+  }
   File(w);
   return held;
+}
+
+void WorkerPool::Ended(const std::string& job_id) {
+  auto it = tenant_of_lease_.find(job_id);
+  if (it == tenant_of_lease_.end()) return;
+  if (--leases_by_tenant_[it->second] == 0) leases_by_tenant_.erase(it->second);
+  tenant_of_lease_.erase(it);
+}
+
+int64_t WorkerPool::LeasesOf(const std::string& tenant) const {
+  auto it = leases_by_tenant_.find(tenant);
+  return it == leases_by_tenant_.end() ? 0 : it->second;
 }
 
 void WorkerPool::SetDraining(Worker& w, bool draining) {

@@ -50,7 +50,7 @@ class WorkerPool {
 
   // The worker with the most free slots, or null if none has one.
   Worker* Freest();
-  void Assign(Worker& w, const std::string& job_id);
+  void Assign(Worker& w, const std::string& job_id, const std::string& tenant);
   // Whether `w` held the job.
   bool Release(Worker& w, const std::string& job_id);
   void SetDraining(Worker& w, bool draining);
@@ -61,6 +61,8 @@ class WorkerPool {
   // Every link, and whether any worker holds any job.
   std::vector<WorkerLink*> Links() const;
   bool AnyRunning() const { return running_ > 0; }
+  // Leases held on the tenant's jobs: its running jobs.
+  int64_t LeasesOf(const std::string& tenant) const;
   size_t size() const { return workers_.size(); }
   int64_t running() const { return running_; }
   int64_t free_slots() const;
@@ -76,11 +78,15 @@ class WorkerPool {
   void File(const Worker& w) {
     if (w.free_slots() > 0) by_free_.insert({-w.free_slots(), w.link.get()});
   }
+  // Forgets the tenant of a lease that has ended.
+  void Ended(const std::string& job_id);
 
   absl::flat_hash_map<WorkerLink*, Worker> workers_;
   absl::flat_hash_map<std::string, WorkerLink*> by_id_;
   std::set<std::pair<int, WorkerLink*>> by_free_;  // -free slots, link
   int64_t running_ = 0;
+  absl::flat_hash_map<std::string, std::string> tenant_of_lease_;  // job id -> tenant
+  absl::flat_hash_map<std::string, int64_t> leases_by_tenant_;
 };
 
 }  // namespace npuzzle

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
@@ -150,7 +151,7 @@ class JobManagerTest : public ::testing::Test {
     manager_->Disconnected(link);
     Settle();
   }
-  v1::Job Get(const std::string& id) { return *manager_->Get(id); }
+  v1::Job Get(const std::string& id, const std::string& tenant = "") { return *manager_->Get(id, tenant); }
 
   testing::TempDir dir_;
   std::unique_ptr<JobStore> store_;
@@ -315,6 +316,57 @@ TEST_F(JobManagerTest, HigherPriorityFirstThenOldestFirst) {
     EXPECT_EQ(assigned.back().job_id(), expected);
     Receive(link.get(), Finished(assigned.back()));
   }
+}
+
+// At equal priority tenants take turns: a job submitted after another
+// tenant's backlog runs second, not last; each tenant's own jobs keep
+// their order, and priority still comes first.
+TEST_F(JobManagerTest, TenantsTakeTurnsAtEqualPriority) {
+  std::vector<std::string> backlog;
+  for (int i = 0; i < 200; ++i) backlog.push_back(manager_->Submit(Spec(), "big")->id());
+  const std::string small = manager_->Submit(Spec(), "small")->id();
+  v1::JobSpec urgent = Spec();
+  urgent.set_priority(1);
+  const std::string first = manager_->Submit(urgent, "big")->id();
+  auto link = Connect("w1", 1);
+  std::vector<std::string> order;
+  for (int i = 0; i < 5; ++i) {
+    const v1::Assignment a = link->Assignments().back();
+    order.push_back(a.job_id());
+    Receive(link.get(), Finished(a));
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{first, backlog[0], small, backlog[1], backlog[2]}));
+}
+
+// Quotas: queued jobs over a tenant's max_queued are refused naming the
+// quota, room comes back as its jobs start; max_running holds a tenant's
+// jobs back while other tenants' run.
+TEST_F(JobManagerTest, TenantQuotasBindAndAreReleased) {
+  ManagerOptions options = Defaults();
+  options.quota_of = [](const std::string& tenant) {
+    return tenant == "capped" ? TenantQuota{.max_queued = 2, .max_running = 1} : TenantQuota{};
+  };
+  Restart(options);
+  const std::string c1 = manager_->Submit(Spec(), "capped")->id();
+  const std::string c2 = manager_->Submit(Spec(), "capped")->id();
+  const absl::Status refused = manager_->Submit(Spec(), "capped").status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(absl::StrContains(refused.message(), "max_queued")) << refused;
+  EXPECT_TRUE(manager_->Submit(Spec("1 2 3 4 5 6 8 7 0"), "capped").ok()) << "unsolvable jobs never queue";
+  const std::string other = manager_->Submit(Spec(), "other")->id();
+
+  auto link = Connect("w1", 3);
+  EXPECT_EQ(Get(c1, "capped").state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(Get(c2, "capped").state(), v1::JOB_STATE_QUEUED) << "over max_running";
+  EXPECT_EQ(Get(other, "other").state(), v1::JOB_STATE_RUNNING);
+  const std::string c3 = manager_->Submit(Spec(), "capped")->id();  // c1 started: room for one more
+  EXPECT_EQ(manager_->Submit(Spec(), "capped").status().code(), absl::StatusCode::kResourceExhausted);
+
+  for (const v1::Assignment& a : link->Assignments()) {
+    if (a.job_id() == c1) Receive(link.get(), Finished(a));
+  }
+  EXPECT_EQ(Get(c2, "capped").state(), v1::JOB_STATE_RUNNING) << "the running quota was not released";
+  EXPECT_EQ(Get(c3, "capped").state(), v1::JOB_STATE_QUEUED);
 }
 
 TEST_F(JobManagerTest, CancelQueuedAndRunningJobs) {

@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """End-to-end test of the Python client against a real npuzzle server:
 solve (streaming progress, result replays), submit + watch, cancel, and a
-rejected job. Exits non-zero on the first failure."""
+rejected job; and against a server with TLS and tokens. Exits non-zero on
+the first failure."""
 
 import argparse
+import hashlib
 import os
 import shutil
 import signal
@@ -19,21 +21,31 @@ from replay_moves import replay  # noqa: E402
 ARGS = None
 
 
+def start_server(directory, *flags):
+    """A server with one local worker; returns the process and its client address."""
+    ports = os.path.join(directory, "ports")
+    server = subprocess.Popen(
+        [os.path.join(ARGS.bin, "npuzzle-server"), "--listen=127.0.0.1:0", "--worker-listen=127.0.0.1:0",
+         f"--data-dir={directory}/data", "--local-workers=1", f"--port-file={ports}", "--metrics-listen=127.0.0.1:0",
+         "--worker-progress-ms=100", *flags],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 15
+    while not os.path.exists(ports) and time.time() < deadline:
+        time.sleep(0.02)
+    with open(ports) as f:
+        return server, f"127.0.0.1:{f.read().split()[0]}"
+
+
+def run_client(address, *args, timeout=60, env=None):
+    return subprocess.run([sys.executable, ARGS.client, "--server", address, "--stubs", ARGS.stubs, *args],
+                          capture_output=True, text=True, timeout=timeout, env=env)
+
+
 class PythonClientTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="npuzzle-py-")
-        ports = os.path.join(cls.dir, "ports")
-        cls.server = subprocess.Popen(
-            [os.path.join(ARGS.bin, "npuzzle-server"), "--listen=127.0.0.1:0", "--worker-listen=127.0.0.1:0",
-             f"--data-dir={cls.dir}/data", "--local-workers=1", f"--port-file={ports}", "--metrics-listen=127.0.0.1:0",
-             "--worker-progress-ms=100"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        deadline = time.time() + 15
-        while not os.path.exists(ports) and time.time() < deadline:
-            time.sleep(0.02)
-        with open(ports) as f:
-            cls.address = f"127.0.0.1:{f.read().split()[0]}"
+        cls.server, cls.address = start_server(cls.dir)
 
     @classmethod
     def tearDownClass(cls):
@@ -42,8 +54,7 @@ class PythonClientTest(unittest.TestCase):
         shutil.rmtree(cls.dir, ignore_errors=True)
 
     def client(self, *args, timeout=60):
-        return subprocess.run([sys.executable, ARGS.client, "--server", self.address, "--stubs", ARGS.stubs, *args],
-                              capture_output=True, text=True, timeout=timeout)
+        return run_client(self.address, *args, timeout=timeout)
 
     def test_solve_streams_and_the_answer_replays(self):
         r = self.client("solve", "--board", "8 1 3 4 0 2 7 6 5", "--algorithm", "idastar")
@@ -88,10 +99,56 @@ class PythonClientTest(unittest.TestCase):
         self.assertIn("duplicate tile 5", r.stderr)
 
 
+class SecuredServerTest(unittest.TestCase):
+    """TLS with a CA made by scripts/make-certs, and a bearer token."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="npuzzle-py-tls-")
+        certs = os.path.join(cls.dir, "certs")
+        subprocess.run([ARGS.make_certs, certs], check=True, capture_output=True)
+        cls.ca = os.path.join(certs, "ca.pem")
+        tokens = os.path.join(cls.dir, "tokens")
+        with open(tokens, "w") as f:
+            f.write(f"team {hashlib.sha256(b'team-secret').hexdigest()}\n")
+        cls.server, cls.address = start_server(
+            cls.dir, f"--tls-cert={certs}/server.pem", f"--tls-key={certs}/server.key", f"--auth-tokens={tokens}",
+            f"--local-worker-tls-ca={cls.ca}")
+
+    @classmethod
+    def tearDownClass(cls):
+        os.killpg(cls.server.pid, signal.SIGKILL)
+        cls.server.wait()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_tls_and_token_solve(self):
+        r = run_client(self.address, "--tls-ca", self.ca, "--token", "team-secret", "solve", "--board",
+                       "8 1 3 4 0 2 7 6 5")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("solved in 14 moves (optimal)", r.stdout)
+
+    def test_token_from_the_environment(self):
+        env = dict(os.environ, NPUZZLE_TOKEN="team-secret")
+        r = run_client(self.address, "--tls-ca", self.ca, "submit", "--board", "8 1 3 4 0 2 7 6 5", env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_errors_say_which_setting_is_missing_or_wrong(self):
+        r = run_client(self.address, "--tls-ca", self.ca, "get", "job-x")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("UNAUTHENTICATED", r.stderr)
+        self.assertIn("give --token or set NPUZZLE_TOKEN", r.stderr)
+        r = run_client(self.address, "--tls-ca", self.ca, "--token", "wrong", "get", "job-x")
+        self.assertIn("the token given with --token or NPUZZLE_TOKEN is wrong", r.stderr)
+        r = run_client(self.address, "--token", "team-secret", "get", "job-x", timeout=60)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("give --tls-ca", r.stderr)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--stubs", required=True)
     parser.add_argument("--client", required=True)
+    parser.add_argument("--make-certs", required=True)
     ARGS, rest = parser.parse_known_args()
     unittest.main(argv=[sys.argv[0], *rest])

@@ -134,6 +134,43 @@ TEST(Security, RotatedCertificateIsServedWithoutRestart) {
   EXPECT_TRUE(c.process()->Running());
 }
 
+// The CLI as a user runs it against a secured server: each error says
+// which of --tls-ca and --token is missing or wrong.
+TEST(Security, CliNamesTheSettingAtFault) {
+  TempDir dir;
+  const std::string certs = MakeCerts(dir, "a");
+  const std::string other = MakeCerts(dir, "b");
+  const std::string tokens = dir.Write("tokens", absl::StrCat("team ", Sha256Hex("team-secret"), "\n"));
+  Coordinator c(dir, 1,
+                {"--tls-cert=" + certs + "/server.pem", "--tls-key=" + certs + "/server.key", "--auth-tokens=" + tokens,
+                 "--local-worker-tls-ca=" + certs + "/ca.pem"});
+  c.set_client({certs + "/ca.pem"}, "team-secret");
+  c.Start();
+  // stdout and stderr together: what the user sees.
+  const auto cli = [&](const std::string& environment, const std::string& flags) {
+    const CommandResult r = RunCommand(
+        absl::StrCat(environment, " ", NPUZZLE_BIN_DIR, "/npuzzle ", flags, " --server ", c.client_address()));
+    return CommandResult{r.exit_code, r.out + r.err, ""};
+  };
+  const CommandResult solved =
+      cli("NPUZZLE_TOKEN=", "solve --tls-ca " + certs + "/ca.pem --token team-secret --board '8 1 3 4 0 2 7 6 5'");
+  EXPECT_EQ(solved.exit_code, 0) << solved.out;
+  EXPECT_TRUE(absl::StrContains(solved.out, "moves (blank): ")) << solved.out;
+  const CommandResult by_env = cli("NPUZZLE_TOKEN=team-secret", "get --job job-x --tls-ca " + certs + "/ca.pem");
+  EXPECT_TRUE(absl::StrContains(by_env.out, "no job with id 'job-x'")) << by_env.out;
+  for (const auto& [flags, says] : std::vector<std::pair<std::string, std::string>>{
+           {"get --job job-x --tls-ca " + certs + "/ca.pem", "give --token or set NPUZZLE_TOKEN"},
+           {"get --job job-x --tls-ca " + certs + "/ca.pem --token nope", "--token or NPUZZLE_TOKEN is wrong"},
+           {"get --job job-x --token team-secret", "give --tls-ca"},
+           {"get --job job-x --token team-secret --tls-ca " + other + "/ca.pem", "--tls-ca must be the CA"},
+           {"get --job job-x --tls-ca " + dir.path() + "/missing.pem", "--tls-ca " + dir.path() + "/missing.pem"},
+       }) {
+    const CommandResult r = cli("NPUZZLE_TOKEN=", flags);
+    EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.out;
+    EXPECT_TRUE(absl::StrContains(r.out, says)) << flags << "\n" << r.out;
+  }
+}
+
 TEST(TokenBook, ParseErrorsNameTheLine) {
   const std::string hash = Sha256Hex("t");
   EXPECT_EQ(hash, "e3b98a4da31a127d4bde6e43033f66ba274cab0eb7eb1c70ec41402bf6273dd8");
@@ -143,14 +180,82 @@ TEST(TokenBook, ParseErrorsNameTheLine) {
            {"\nal/pha " + hash, "f line 2: a tenant is"},
            {"alpha the-token-itself", "f line 1: the token's SHA-256 must be 64 hex digits"},
            {"alpha " + hash + "\nbeta " + hash, "f line 2: this token hash is listed twice"},
+           {"alpha " + hash + " max_queued=-1", "f line 1: 'max_queued=-1': want max_queued=N or max_running=N"},
+           {"alpha " + hash + " speed=9", "f line 1: 'speed=9'"},
+           {"alpha " + hash + " max_running=2\nalpha " + Sha256Hex("u") + " max_running=3",
+            "f line 2: tenant alpha's quotas differ"},
        }) {
     const absl::Status s = TokenBook::Parse("f", text).status();
     EXPECT_TRUE(absl::StartsWith(s.message(), error)) << s;
   }
 }
 
-std::string TokenLine(const std::string& tenant, const std::string& token) {
-  return absl::StrCat(tenant, " ", Sha256Hex(token), "\n");
+std::string TokenLine(const std::string& tenant, const std::string& token, const std::string& quotas = "") {
+  return absl::StrCat(tenant, " ", Sha256Hex(token), " ", quotas, "\n");
+}
+
+TEST(TokenBook, QuotasComeFromTheFileElseTheDefaults) {
+  TempDir dir;
+  const std::string path = dir.Write("tokens", TokenLine("a", "ta", "max_running=2") + TokenLine("b", "tb"));
+  auto book = TokenBook::Open(path, absl::Seconds(1), [](const std::string&) {});
+  ASSERT_TRUE(book.ok()) << book.status();
+  const TenantQuota defaults{.max_queued = 7, .max_running = 9};
+  EXPECT_EQ((*book)->QuotaOf("a", defaults).max_running, 2);
+  EXPECT_EQ((*book)->QuotaOf("a", defaults).max_queued, 7);
+  EXPECT_EQ((*book)->QuotaOf("b", defaults).max_running, 9);
+}
+
+// Real processes: a tenant over its max_queued is refused, naming the
+// quota, and may submit again once its job has run.
+TEST(Security, QuotaIsEnforcedAndReleased) {
+  TempDir dir;
+  const std::string tokens = dir.Write("tokens", TokenLine("capped", "capped-secret", "max_queued=1"));
+  Coordinator c(dir, 0, {"--auth-tokens=" + tokens});
+  c.set_client({}, "capped-secret");
+  c.Start();
+  absl::StatusOr<v1::Job> first = Submit(c.stub(), SpecFor(kBoard));
+  ASSERT_TRUE(first.ok()) << first.status();
+  const absl::Status refused = Submit(c.stub(), SpecFor(kBoard)).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(absl::StrContains(refused.message(), "max_queued")) << refused;
+
+  auto worker = StartWorker(c, dir, "w1");
+  ASSERT_TRUE(AwaitState(c.stub(), first->id(), v1::JOB_STATE_DONE, absl::Seconds(30)).ok());
+  EXPECT_TRUE(Submit(c.stub(), SpecFor(kBoard)).ok()) << "the quota was not released";
+}
+
+// Real processes: one tenant's job submitted after another's 200 runs
+// second, long before that backlog drains.
+TEST(Security, ATenantsJobIsNotStuckBehindAnothersBacklog) {
+  TempDir dir;
+  const std::string tokens = dir.Write("tokens", TokenLine("big", "big-secret") + TokenLine("small", "small-secret"));
+  Coordinator c(dir, 0, {"--auth-tokens=" + tokens});
+  c.set_client({}, "big-secret");
+  c.Start();
+  std::vector<std::string> backlog;
+  for (int i = 0; i < 200; ++i) {
+    absl::StatusOr<v1::Job> job = Submit(c.stub(), SpecFor(kBoard));
+    ASSERT_TRUE(job.ok()) << job.status();
+    backlog.push_back(job->id());
+  }
+  auto small = Dial(c.client_address(), {}, "small-secret");
+  absl::StatusOr<v1::Job> mine = Submit(*small, SpecFor(kBoard));
+  ASSERT_TRUE(mine.ok()) << mine.status();
+
+  auto worker = StartWorker(c, dir, "w1");
+  absl::StatusOr<v1::Job> done = AwaitState(*small, mine->id(), v1::JOB_STATE_DONE, absl::Seconds(30));
+  ASSERT_TRUE(done.ok()) << done.status();
+  // One worker runs one job at a time, so finish times give the order.
+  const auto finished = [](const v1::Job& job) {
+    return std::pair{job.finish_time().seconds(), job.finish_time().nanos()};
+  };
+  int ran_before = 0;
+  for (const std::string& id : backlog) {
+    absl::StatusOr<v1::Job> job = AwaitState(c.stub(), id, v1::JOB_STATE_DONE, absl::Seconds(60));
+    ASSERT_TRUE(job.ok()) << job.status();
+    ran_before += finished(*job) < finished(*done);
+  }
+  EXPECT_LE(ran_before, 1) << "the small tenant's job waited behind the backlog";
 }
 
 class TokenTest : public ::testing::Test {

@@ -9,6 +9,9 @@ directory on PYTHONPATH or pass --stubs.
     npuzzle_client.py --server localhost:50051 submit --board "..." --algorithm idastar
     npuzzle_client.py --server localhost:50051 watch JOB_ID
     npuzzle_client.py --server localhost:50051 cancel JOB_ID
+
+A secured server: --tls-ca FILE (the CA that signed its certificate) and
+--token TOKEN (or NPUZZLE_TOKEN in the environment).
 """
 
 import argparse
@@ -74,6 +77,33 @@ def follow(pb, events, as_json):
     return last
 
 
+def open_channel(grpc, args):
+    if not args.tls_ca:
+        return grpc.insecure_channel(args.server)
+    try:
+        with open(args.tls_ca, "rb") as f:
+            roots = f.read()
+    except OSError as error:
+        raise SystemExit(f"npuzzle_client: --tls-ca {args.tls_ca}: {error.strerror}")
+    options = [("grpc.ssl_target_name_override", args.tls_server_name)] if args.tls_server_name else []
+    return grpc.secure_channel(args.server, grpc.ssl_channel_credentials(root_certificates=roots), options=options)
+
+
+def hint(grpc, error, args):
+    """Which security setting to look at, for errors that come from one."""
+    if error.code() == grpc.StatusCode.UNAUTHENTICATED:
+        if args.token:
+            return " (the token given with --token or NPUZZLE_TOKEN is wrong)"
+        return " (the server wants a token: give --token or set NPUZZLE_TOKEN)"
+    if error.code() == grpc.StatusCode.UNAVAILABLE:
+        details = error.details() or ""
+        if "andshake" in details or "certificate" in details:
+            return " (TLS failed: --tls-ca must be the CA that signed the server's certificate)"
+        if not args.tls_ca:
+            return " (if the server uses TLS, give --tls-ca)"
+    return ""
+
+
 def exit_code(pb, job):
     if job is None or job.state == pb.JOB_STATE_FAILED:
         return 1
@@ -87,6 +117,10 @@ def main():
     parser.add_argument("--server", default=os.environ.get("NPUZZLE_SERVER", "localhost:50051"))
     parser.add_argument("--stubs", help="directory with the generated npuzzle/v1 stubs")
     parser.add_argument("--json", action="store_true", help="one JSON object per event")
+    parser.add_argument("--tls-ca", help="PEM CA that signed the server's certificate (default: plaintext)")
+    parser.add_argument("--tls-server-name", help="the name the server's certificate must hold")
+    parser.add_argument("--token", default=os.environ.get("NPUZZLE_TOKEN"),
+                        help="bearer token (default: $NPUZZLE_TOKEN)")
     commands = parser.add_subparsers(dest="command", required=True)
     for name in ("solve", "submit"):
         c = commands.add_parser(name)
@@ -104,31 +138,32 @@ def main():
 
     import grpc
     pb, rpc = load_stubs(args.stubs)
-    stub = rpc.SolverServiceStub(grpc.insecure_channel(args.server))
+    stub = rpc.SolverServiceStub(open_channel(grpc, args))
+    auth = [("authorization", f"Bearer {args.token}")] if args.token else []
     try:
         if args.command == "solve":
-            job = follow(pb, stub.Solve(pb.SubmitJobRequest(spec=spec_from_args(pb, args))), args.json)
+            job = follow(pb, stub.Solve(pb.SubmitJobRequest(spec=spec_from_args(pb, args)), metadata=auth), args.json)
             if not args.json and job is not None:
                 print_result(pb, job)
             return exit_code(pb, job)
         if args.command == "submit":
-            job = stub.SubmitJob(pb.SubmitJobRequest(spec=spec_from_args(pb, args)), timeout=30)
+            job = stub.SubmitJob(pb.SubmitJobRequest(spec=spec_from_args(pb, args)), timeout=30, metadata=auth)
             print(job.id)
             return 0
         if args.command == "watch":
-            job = follow(pb, stub.WatchJob(pb.WatchJobRequest(job_id=args.job_id)), args.json)
+            job = follow(pb, stub.WatchJob(pb.WatchJobRequest(job_id=args.job_id), metadata=auth), args.json)
             if not args.json and job is not None:
                 print_result(pb, job)
             return exit_code(pb, job)
         if args.command == "get":
-            print_result(pb, stub.GetJob(pb.GetJobRequest(job_id=args.job_id), timeout=30))
+            print_result(pb, stub.GetJob(pb.GetJobRequest(job_id=args.job_id), timeout=30, metadata=auth))
             return 0
         if args.command == "cancel":
-            job = stub.CancelJob(pb.CancelJobRequest(job_id=args.job_id), timeout=30)
+            job = stub.CancelJob(pb.CancelJobRequest(job_id=args.job_id), timeout=30, metadata=auth)
             print(f"{job.id} {state_name(pb, job.state)}")
             return 0
     except grpc.RpcError as error:
-        print(f"npuzzle_client: {error.code().name}: {error.details()}", file=sys.stderr)
+        print(f"npuzzle_client: {error.code().name}: {error.details()}{hint(grpc, error, args)}", file=sys.stderr)
         return 2
     return 2
 
