@@ -46,7 +46,8 @@ JobManager::JobManager(JobStore* store, ManagerOptions options)
       options_(std::move(options)),
       metrics_({.jobs_by_state = [store] { return store->CountByState(); },
                 .counts = [this] { return Counts(); },
-                .workers = [this] { return WorkerSamples(); }}),
+                .workers = [this] { return WorkerSamples(); },
+                .tenants = [this] { return TenantSamples(); }}),
       writer_(store, [this](std::vector<StoreWriter::Done>& done, const std::vector<absl::Status>& outcomes) {
         Committed(done, outcomes);
       }) {}
@@ -726,6 +727,21 @@ absl::Status JobManager::CheckInvariants() {
   if (queued != static_cast<int64_t>(queue_.size())) problems.push_back("the queue holds jobs that are not unfinished");
   if (problems.empty()) return absl::OkStatus();
   return absl::InternalError(absl::StrJoin(problems, "; "));
+}
+
+std::vector<TenantGauges> JobManager::TenantSamples() {
+  absl::MutexLock lock(&mu_);
+  std::map<std::string, TenantGauges> by_tenant;
+  for (const auto& [tenant, queued] : queue_.QueuedByTenant()) by_tenant[tenant].queued = static_cast<double>(queued);
+  for (const auto& [tenant, running] : workers_.LeasesByTenant()) {
+    by_tenant[tenant].running = static_cast<double>(running);
+  }
+  std::vector<TenantGauges> samples;
+  for (auto& [tenant, gauges] : by_tenant) {
+    gauges.tenant = tenant;
+    samples.push_back(gauges);
+  }
+  return samples;
 }
 
 std::vector<WorkerGauges> JobManager::WorkerSamples() {

@@ -193,6 +193,7 @@ class JobManager {
   Active* Assigned(const Worker& w, const std::string& job_id, int attempt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Housekeeping();
   std::vector<WorkerGauges> WorkerSamples();
+  std::vector<TenantGauges> TenantSamples();
 
   JobStore* const store_;
   const ManagerOptions options_;

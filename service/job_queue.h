@@ -33,6 +33,7 @@ class JobQueue {
   bool Contains(const std::string& id) const { return entries_.contains(id); }
   size_t size() const { return entries_.size(); }
   size_t QueuedOf(const std::string& tenant) const;
+  const absl::flat_hash_map<std::string, size_t>& QueuedByTenant() const { return queued_by_tenant_; }
 
   // Takes the next job that may be handed out at `now`, skipping tenants
   // for which may_run(tenant) is false.

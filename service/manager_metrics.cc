@@ -52,6 +52,14 @@ ManagerMetrics::ManagerMetrics(Sources sources) : sources_(std::move(sources)) {
   m.AddCollectedGauge("npuzzle_workers_connected", "worker processes connected", [this] {
     return std::vector<Sample>{{{}, static_cast<double>(sources_.counts().workers)}};
   });
+  m.AddCollectedGauge("npuzzle_tenant_jobs", "each tenant's queued and running jobs", [this] {
+    std::vector<Sample> samples;
+    for (const TenantGauges& t : sources_.tenants()) {
+      samples.push_back({{{"tenant", t.tenant}, {"state", "queued"}}, t.queued});
+      samples.push_back({{{"tenant", t.tenant}, {"state", "running"}}, t.running});
+    }
+    return samples;
+  });
   m.AddCollectedGauge("npuzzle_coordinator_worker_free_slots", "jobs each worker could start now",
                       [this] { return PerWorker(&WorkerGauges::free_slots); });
   m.AddCollectedGauge("npuzzle_coordinator_worker_running_jobs", "jobs each worker is running",

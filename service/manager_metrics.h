@@ -30,12 +30,21 @@ struct WorkerGauges {
   double node_rate = 0;  // states per second its running jobs report
 };
 
+// A tenant's jobs now; only tenants with some appear, so the series are
+// bounded by the tenants in the tokens file.
+struct TenantGauges {
+  std::string tenant;
+  double queued = 0;
+  double running = 0;
+};
+
 class ManagerMetrics {
  public:
   struct Sources {
     std::function<absl::StatusOr<std::map<v1::JobState, int64_t>>()> jobs_by_state;
     std::function<ManagerCounts()> counts;
     std::function<std::vector<WorkerGauges>()> workers;
+    std::function<std::vector<TenantGauges>()> tenants;
   };
   explicit ManagerMetrics(Sources sources);
 

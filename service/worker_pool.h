@@ -63,6 +63,7 @@ class WorkerPool {
   bool AnyRunning() const { return running_ > 0; }
   // Leases held on the tenant's jobs: its running jobs.
   int64_t LeasesOf(const std::string& tenant) const;
+  const absl::flat_hash_map<std::string, int64_t>& LeasesByTenant() const { return leases_by_tenant_; }
   size_t size() const { return workers_.size(); }
   int64_t running() const { return running_; }
   int64_t free_slots() const;

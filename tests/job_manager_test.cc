@@ -359,6 +359,10 @@ TEST_F(JobManagerTest, TenantQuotasBindAndAreReleased) {
   EXPECT_EQ(Get(c1, "capped").state(), v1::JOB_STATE_RUNNING);
   EXPECT_EQ(Get(c2, "capped").state(), v1::JOB_STATE_QUEUED) << "over max_running";
   EXPECT_EQ(Get(other, "other").state(), v1::JOB_STATE_RUNNING);
+  const std::string metrics = manager_->metrics().Render();
+  EXPECT_EQ(testing::MetricValue(metrics, "npuzzle_tenant_jobs{tenant=\"capped\",state=\"running\"}"), 1);
+  EXPECT_EQ(testing::MetricValue(metrics, "npuzzle_tenant_jobs{tenant=\"capped\",state=\"queued\"}"), 1);
+  EXPECT_EQ(testing::MetricValue(metrics, "npuzzle_tenant_jobs{tenant=\"other\",state=\"running\"}"), 1);
   const std::string c3 = manager_->Submit(Spec(), "capped")->id();  // c1 started: room for one more
   EXPECT_EQ(manager_->Submit(Spec(), "capped").status().code(), absl::StatusCode::kResourceExhausted);
 
