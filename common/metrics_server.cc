@@ -22,17 +22,21 @@ MHD_Result Reply(MHD_Connection* connection, unsigned int code, const std::strin
   return r;
 }
 
-MHD_Result Handle(void* registry, MHD_Connection* connection, const char* url, const char* method,
+MHD_Result Handle(void* endpoints, MHD_Connection* connection, const char* url, const char* method,
                   const char* /*version*/, const char* /*upload_data*/, size_t* upload_size, void** /*state*/) {
   if (std::strcmp(method, "GET") != 0 && std::strcmp(method, "HEAD") != 0) {
     *upload_size = 0;
     return Reply(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n", "text/plain");
   }
+  const auto& e = *static_cast<const MetricsServer::Endpoints*>(endpoints);
   if (std::strcmp(url, "/metrics") == 0) {
-    return Reply(connection, MHD_HTTP_OK, static_cast<const MetricsRegistry*>(registry)->Render(),
-                 "text/plain; version=0.0.4; charset=utf-8");
+    return Reply(connection, MHD_HTTP_OK, e.registry->Render(), "text/plain; version=0.0.4; charset=utf-8");
   }
   if (std::strcmp(url, "/healthz") == 0) return Reply(connection, MHD_HTTP_OK, "ok\n", "text/plain");
+  if (std::strcmp(url, "/readyz") == 0) {
+    return !e.ready || e.ready() ? Reply(connection, MHD_HTTP_OK, "ready\n", "text/plain")
+                                 : Reply(connection, MHD_HTTP_SERVICE_UNAVAILABLE, "not ready\n", "text/plain");
+  }
   return Reply(connection, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n", "text/plain");
 }
 
@@ -63,22 +67,24 @@ absl::StatusOr<sockaddr_in> ParseListen(const std::string& listen) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& listen,
-                                                                    const MetricsRegistry* registry) {
+absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& listen, Endpoints endpoints) {
   absl::StatusOr<sockaddr_in> addr = ParseListen(listen);
   if (!addr.ok()) return addr.status();
-  MHD_Daemon* daemon =
+  std::unique_ptr<MetricsServer> server(new MetricsServer(std::move(endpoints)));
+  server->daemon_ =
       MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, nullptr, nullptr, &Handle,
-                       const_cast<MetricsRegistry*>(registry), MHD_OPTION_SOCK_ADDR,
+                       const_cast<Endpoints*>(&server->endpoints_), MHD_OPTION_SOCK_ADDR,
                        reinterpret_cast<sockaddr*>(&*addr), MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
-  if (daemon == nullptr) {
+  if (server->daemon_ == nullptr) {
     return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen, " (address in use?)"));
   }
-  const MHD_DaemonInfo* info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-  const int port = info != nullptr ? info->port : ntohs(addr->sin_port);
-  return std::unique_ptr<MetricsServer>(new MetricsServer(daemon, port));
+  const MHD_DaemonInfo* info = MHD_get_daemon_info(server->daemon_, MHD_DAEMON_INFO_BIND_PORT);
+  server->port_ = info != nullptr ? info->port : ntohs(addr->sin_port);
+  return server;
 }
 
-MetricsServer::~MetricsServer() { MHD_stop_daemon(daemon_); }
+MetricsServer::~MetricsServer() {
+  if (daemon_ != nullptr) MHD_stop_daemon(daemon_);
+}
 
 }  // namespace npuzzle

@@ -1,9 +1,12 @@
 // MetricsServer: serves a MetricsRegistry at GET /metrics over HTTP (with
-// libmicrohttpd, on its own thread) for Prometheus to scrape, and answers
-// GET /healthz with "ok".
+// libmicrohttpd, on its own thread) for Prometheus to scrape, answers
+// GET /healthz with "ok" while the process runs, and GET /readyz with 200
+// or 503 as the program says it is ready. Kubernetes probes use these
+// where they cannot use gRPC health checks (its gRPC probes speak no TLS).
 #ifndef NPUZZLE_COMMON_METRICS_SERVER_H_
 #define NPUZZLE_COMMON_METRICS_SERVER_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -16,19 +19,24 @@ namespace npuzzle {
 
 class MetricsServer {
  public:
-  // `listen`: "HOST:PORT" or ":PORT"; port 0 picks a free one. The
-  // registry must outlive the server.
-  static absl::StatusOr<std::unique_ptr<MetricsServer>> Start(const std::string& listen,
-                                                              const MetricsRegistry* registry);
+  // What the server reads; both must outlive it. `ready` unset: always.
+  struct Endpoints {
+    const MetricsRegistry* registry;
+    std::function<bool()> ready;
+  };
+
+  // `listen`: "HOST:PORT" or ":PORT"; port 0 picks a free one.
+  static absl::StatusOr<std::unique_ptr<MetricsServer>> Start(const std::string& listen, Endpoints endpoints);
   ~MetricsServer();
 
   int port() const { return port_; }
 
  private:
-  MetricsServer(MHD_Daemon* daemon, int port) : daemon_(daemon), port_(port) {}
+  explicit MetricsServer(Endpoints endpoints) : endpoints_(std::move(endpoints)) {}
 
-  MHD_Daemon* daemon_;
-  int port_;
+  const Endpoints endpoints_;
+  MHD_Daemon* daemon_ = nullptr;
+  int port_ = 0;
 };
 
 }  // namespace npuzzle

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -98,7 +99,10 @@ std::unique_ptr<grpc::Server> Serve(const std::string& address, const std::vecto
 
 // Health for the whole server ("") and each service by name, as probes and
 // generic tools ask for either.
-void SetHealth(grpc::Server* client_server, grpc::Server* worker_server, bool serving) {
+// `ready` mirrors it for the metrics listener's /readyz (Kubernetes' gRPC
+// probes cannot reach a TLS port).
+void SetHealth(grpc::Server* client_server, grpc::Server* worker_server, bool serving, std::atomic<bool>* ready) {
+  ready->store(serving);
   for (grpc::Server* s : {client_server, worker_server}) {
     if (s == nullptr) continue;
     grpc::HealthCheckServiceInterface* health = s->GetHealthCheckService();
@@ -268,9 +272,11 @@ int Main() {
     Log("cannot listen on " + absl::GetFlag(FLAGS_listen) + " / " + worker_listen);
     return 1;
   }
+  std::atomic<bool> ready{false};
   std::unique_ptr<MetricsServer> metrics_server;
   if (const std::string listen = absl::GetFlag(FLAGS_metrics_listen); !listen.empty()) {
-    absl::StatusOr<std::unique_ptr<MetricsServer>> started = MetricsServer::Start(listen, &manager.metrics());
+    absl::StatusOr<std::unique_ptr<MetricsServer>> started =
+        MetricsServer::Start(listen, {&manager.metrics(), [&ready] { return ready.load(); }});
     if (!started.ok()) {
       Log(std::string(started.status().message()));
       return 1;
@@ -278,7 +284,7 @@ int Main() {
     metrics_server = *std::move(started);
   }
   const int metrics_port = metrics_server ? metrics_server->port() : 0;
-  SetHealth(client_server.get(), worker_server.get(), true);
+  SetHealth(client_server.get(), worker_server.get(), true, &ready);
   Log(absl::StrCat("serving clients on port ", client_port, ", workers on port ", worker_port, ", metrics on port ",
                    metrics_port, ", data in ", data_dir));
   if (const std::string file = absl::GetFlag(FLAGS_port_file); !file.empty()) {
@@ -310,7 +316,7 @@ int Main() {
       const absl::Status writable = (*store)->CheckWritable(kStoreCheckWait);
       if (writable.ok() == serving || draining.HasBeenNotified()) continue;
       serving = writable.ok();
-      SetHealth(client_server.get(), worker_server.get(), serving);
+      SetHealth(client_server.get(), worker_server.get(), serving, &ready);
       Log(serving ? std::string("the job store is writable again: SERVING")
                   : absl::StrCat("the job store cannot be written (", writable.message(), "): NOT_SERVING"));
     }
@@ -321,7 +327,7 @@ int Main() {
   Log(absl::StrCat("signal ", signal_number, ": draining (up to ", absl::GetFlag(FLAGS_drain_grace_ms), " ms)"));
   draining.Notify();
   store_health.join();
-  SetHealth(client_server.get(), worker_server.get(), false);
+  SetHealth(client_server.get(), worker_server.get(), false, &ready);
   manager.Drain(absl::Milliseconds(absl::GetFlag(FLAGS_drain_grace_ms)));
   // Close the doors before stopping local workers, so they cannot dial in
   // again and take work back.

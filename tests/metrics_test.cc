@@ -96,7 +96,7 @@ TEST(Metrics, ExponentialBuckets) {
 TEST(MetricsServer, ServesTheRegistryOverHttp) {
   MetricsRegistry r;
   Counter* c = r.AddCounter("scrapes_seen_total", "s");
-  absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start("127.0.0.1:0", &r);
+  absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start("127.0.0.1:0", {&r, nullptr});
   ASSERT_TRUE(server.ok()) << server.status();
   const int port = (*server)->port();
   ASSERT_GT(port, 0);
@@ -108,13 +108,25 @@ TEST(MetricsServer, ServesTheRegistryOverHttp) {
   EXPECT_EQ(MetricValue(got->body, "scrapes_seen_total"), 41);
 
   EXPECT_EQ(HttpGet("127.0.0.1", port, "/healthz")->code, 200);
+  EXPECT_EQ(HttpGet("127.0.0.1", port, "/readyz")->code, 200);
   EXPECT_EQ(HttpGet("127.0.0.1", port, "/nothing")->code, 404);
+}
+
+TEST(MetricsServer, ReadyzFollowsTheProgram) {
+  MetricsRegistry r;
+  std::atomic<bool> ready = false;
+  auto server = MetricsServer::Start("127.0.0.1:0", {&r, [&ready] { return ready.load(); }});
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_EQ(HttpGet("127.0.0.1", (*server)->port(), "/readyz")->code, 503);
+  EXPECT_EQ(HttpGet("127.0.0.1", (*server)->port(), "/healthz")->code, 200);
+  ready = true;
+  EXPECT_EQ(HttpGet("127.0.0.1", (*server)->port(), "/readyz")->code, 200);
 }
 
 TEST(MetricsServer, ConcurrentScrapesWhileUpdating) {
   MetricsRegistry r;
   Counter* c = r.AddCounter("ticks_total", "t");
-  auto server = MetricsServer::Start("127.0.0.1:0", &r);
+  auto server = MetricsServer::Start("127.0.0.1:0", {&r, nullptr});
   ASSERT_TRUE(server.ok());
   std::atomic<bool> stop = false;
   std::thread writer([&] {
@@ -134,12 +146,12 @@ TEST(MetricsServer, ConcurrentScrapesWhileUpdating) {
 
 TEST(MetricsServer, NamesABadAddress) {
   MetricsRegistry r;
-  auto bad = MetricsServer::Start("nonsense", &r);
+  auto bad = MetricsServer::Start("nonsense", {&r, nullptr});
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("nonsense"));
-  auto first = MetricsServer::Start("127.0.0.1:0", &r);
+  auto first = MetricsServer::Start("127.0.0.1:0", {&r, nullptr});
   ASSERT_TRUE(first.ok());
-  auto clash = MetricsServer::Start(absl::StrCat("127.0.0.1:", (*first)->port()), &r);
+  auto clash = MetricsServer::Start(absl::StrCat("127.0.0.1:", (*first)->port()), {&r, nullptr});
   ASSERT_FALSE(clash.ok());
   EXPECT_THAT(clash.status().message(), HasSubstr("in use"));
 }

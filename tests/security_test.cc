@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "health_check.grpc.pb.h"
 #include "service/token_book.h"
+#include "tests/http_get.h"
 #include "tests/service_harness.h"
 
 namespace npuzzle::testing {
@@ -76,6 +77,10 @@ TEST(Security, TlsPortsServeTheirCaAndRefuseOthers) {
   EXPECT_NE(ProbeCode(*Dial(c.client_address(), {other + "/ca.pem"})), absl::StatusCode::kNotFound)
       << "a client trusting another CA got through";
   EXPECT_FALSE(absl::StrContains(c.process()->Log(), "WARNING: plaintext"));
+  // What a Kubernetes readiness probe asks, as its gRPC probes speak no TLS.
+  absl::StatusOr<HttpResponse> ready = HttpGet("127.0.0.1", c.metrics_port(), "/readyz");
+  ASSERT_TRUE(ready.ok()) << ready.status();
+  EXPECT_EQ(ready->code, 200);
 }
 
 TEST(Security, PlaintextServerSaysSo) {

@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<npuzzle::MetricsServer> metrics_server;
   if (const std::string listen = absl::GetFlag(FLAGS_metrics_listen); !listen.empty()) {
     absl::StatusOr<std::unique_ptr<npuzzle::MetricsServer>> started =
-        npuzzle::MetricsServer::Start(listen, &agent.metrics());
+        npuzzle::MetricsServer::Start(listen, {&agent.metrics(), nullptr});
     if (!started.ok()) {
       std::cerr << "npuzzle-worker: " << started.status().message() << "\n";
       return 1;
