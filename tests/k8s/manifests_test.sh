@@ -40,7 +40,7 @@ validate() {  # overlay manifests
 }
 
 failed=0
-for overlay in dev prod keda; do
+for overlay in dev prod keda secure cert-manager; do
   kubectl kustomize "$root/deploy/k8s/overlays/$overlay" >"$work/$overlay.yaml" 2>"$work/$overlay.err" || {
     echo "FAIL: kubectl kustomize overlays/$overlay"; cat "$work/$overlay.err"; failed=1; continue; }
   validate "$overlay" "$work/$overlay.yaml" || failed=1
@@ -65,4 +65,11 @@ expect_rejected prod '0,/readOnlyRootFilesystem: true/s//readOnlyRootFilesystem:
 expect_rejected prod 's/containerPort: 9091/containerPort: metrics/' "must be integer"
 expect_rejected prod 's/targetPort: grpc-workers/targetPort: grpc-worker/' "does not declare"
 expect_rejected keda 's/npuzzle_queue_depth/npuzzle_queue_length/' "does not export"
+expect_rejected secure '0,/readOnly: true/s//readOnly: false/' "not mounted read-only"
+expect_rejected secure '/name: NPUZZLE_TLS_CA$/,+1d' "in plaintext"
+expect_rejected secure 's/path: \/readyz/path: \/metrics/' "must GET /readyz"
+expect_rejected secure '/name: NPUZZLE_AUTH_TOKENS$/,+1d' "NPUZZLE_AUTH_TOKENS is not set"
+expect_rejected secure 's/^    - podSelector:$/    - namespaceSelector:/' "other than the workers"
+expect_rejected cert-manager 's/^  - npuzzle-coordinator$/  - npuzzle-coordinator-x/' "does not name npuzzle-coordinator"
+expect_rejected cert-manager '0,/secretName: npuzzle-worker-tls$/s//secretName: npuzzle-worker-tlz/' "issued by no Certificate"
 exit $failed

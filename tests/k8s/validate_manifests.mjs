@@ -2,7 +2,9 @@
 // against its Kubernetes API schema (kubernetes-models), then that the
 // objects line up with each other and with the programs they run: labels
 // and selectors, ports and probes, flags in ConfigMaps, drain times,
-// memory ceilings, the autoscaler's target and metrics.
+// memory ceilings, the autoscaler's target and metrics, and in the secured
+// overlays TLS on both sides, secrets mounted read-only, the NetworkPolicy
+// and cert-manager's certificates.
 //
 //   node validate_manifests.mjs --manifests rendered.yaml --overlay prod \
 //     --server-flags server.txt --worker-flags worker.txt [--metrics metrics.txt]
@@ -37,6 +39,8 @@ const modules = {
   "autoscaling/v2": "kubernetes-models/autoscaling/v2",
   "policy/v1": "kubernetes-models/policy/v1",
   "keda.sh/v1alpha1": "@kubernetes-models/keda/keda.sh/v1alpha1",
+  "networking.k8s.io/v1": "kubernetes-models/networking.k8s.io/v1",
+  "cert-manager.io/v1": "@kubernetes-models/cert-manager/cert-manager.io/v1",
 };
 for (const o of docs) {
   const module = modules[o.apiVersion];
@@ -175,10 +179,18 @@ const coordinatorEnv = coordinator ? settings(coordinator, coordinatorContainer)
 if (coordinator) {
   const c = coordinatorContainer;
   const clientPort = portOf(coordinatorEnv.NPUZZLE_LISTEN);
-  for (const probeName of ["readinessProbe", "livenessProbe"]) {
-    if (!c[probeName]?.grpc) problem(id(coordinator), `${probeName} is not a gRPC health probe`);
-    else if (containerPort(c, c[probeName].grpc.port) !== clientPort) {
-      problem(id(coordinator), `${probeName} checks port ${c[probeName].grpc.port}, not the client port ${clientPort}`);
+  const metricsPort = portOf(coordinatorEnv.NPUZZLE_METRICS_LISTEN);
+  for (const [probeName, path] of [["readinessProbe", "/readyz"], ["livenessProbe", "/healthz"]]) {
+    const probe = c[probeName];
+    if (coordinatorEnv.NPUZZLE_TLS_CERT) {
+      // Kubernetes' gRPC probes speak no TLS.
+      if (probe?.httpGet?.path !== path || containerPort(c, probe.httpGet.port) !== metricsPort) {
+        problem(id(coordinator), `${probeName} must GET ${path} on the metrics port: the client port speaks TLS`);
+      }
+    } else if (!probe?.grpc) {
+      problem(id(coordinator), `${probeName} is not a gRPC health probe`);
+    } else if (containerPort(c, probe.grpc.port) !== clientPort) {
+      problem(id(coordinator), `${probeName} checks port ${probe.grpc.port}, not the client port ${clientPort}`);
     }
   }
   if (containerPort(c, portOf(coordinatorEnv.NPUZZLE_WORKER_LISTEN)) === undefined) {
@@ -232,6 +244,82 @@ for (const w of workers) {
   }
 }
 
+// --- security: files from read-only Secrets, TLS on both sides, the
+// NetworkPolicy, and cert-manager's certificates where it issues them ---
+const fileSettings = {
+  "npuzzle-server": ["NPUZZLE_TLS_CERT", "NPUZZLE_TLS_KEY", "NPUZZLE_WORKER_CLIENT_CA", "NPUZZLE_AUTH_TOKENS"],
+  "npuzzle-worker": ["NPUZZLE_TLS_CA", "NPUZZLE_TLS_CERT", "NPUZZLE_TLS_KEY"],
+};
+const secretOf = {};  // setting's file -> the Secret it comes from
+for (const w of workloads) {
+  const c = containers(w)[0];
+  const env = settings(w, c);
+  for (const key of fileSettings[c.command?.[0]] ?? []) {
+    const file = env[key];
+    if (!file) continue;
+    const where = `${id(w)} ${key} ${file}`;
+    const mount = (c.volumeMounts ?? []).find((m) => file.startsWith(`${m.mountPath}/`));
+    const volume = (w.spec.template.spec.volumes ?? []).find((v) => v.name === mount?.name);
+    if (!mount) problem(where, "is on no mounted volume");
+    else if (mount.readOnly !== true) problem(where, `is on ${mount.name}, which is not mounted read-only`);
+    else if (!volume?.secret) problem(where, `is on ${mount.name}, which is not a Secret`);
+    else secretOf[`${id(w)} ${key}`] = volume.secret.secretName;
+  }
+}
+const secured = ["secure", "cert-manager"].includes(args.overlay);
+if (secured) {
+  for (const key of fileSettings["npuzzle-server"]) {
+    if (!coordinatorEnv[key]) problem(id(coordinator), `${key} is not set: the ${args.overlay} overlay must set it`);
+  }
+}
+if (coordinatorEnv.NPUZZLE_TLS_CERT) {
+  for (const w of workers) {
+    const env = settings(w, containers(w)[0]);
+    if (!env.NPUZZLE_TLS_CA) problem(id(w), "dials the coordinator's TLS worker port in plaintext (no NPUZZLE_TLS_CA)");
+    if (coordinatorEnv.NPUZZLE_WORKER_CLIENT_CA && !(env.NPUZZLE_TLS_CERT && env.NPUZZLE_TLS_KEY)) {
+      problem(id(w), "has no client certificate, which the coordinator's worker port requires");
+    }
+  }
+}
+const policies = byKind("NetworkPolicy").filter((p) => coordinator && podsSelectedBy(p.spec.podSelector.matchLabels).includes(coordinator));
+if (secured && policies.length === 0) problem("NetworkPolicy", "none selects the coordinator");
+const workerPort = coordinator && portOf(coordinatorEnv.NPUZZLE_WORKER_LISTEN);
+for (const p of policies) {
+  for (const rule of p.spec.ingress ?? []) {
+    const admitsWorkerPort = !rule.ports ||
+      rule.ports.some((port) => containerPort(coordinatorContainer, port.port) === workerPort);
+    if (!admitsWorkerPort) continue;
+    const onlyWorkers = (rule.from ?? []).length > 0 && rule.from.every((f) =>
+      f.podSelector && !f.namespaceSelector && !f.ipBlock &&
+      podsSelectedBy(f.podSelector.matchLabels).every((w) => workers.includes(w)));
+    if (!onlyWorkers) problem(id(p), "admits the worker port from pods other than the workers");
+  }
+}
+const certificates = byKind("Certificate");
+if (args.overlay === "cert-manager" || certificates.length > 0) {
+  const issued = new Map(certificates.map((c) => [c.spec.secretName, c]));
+  for (const [where, secret] of Object.entries(secretOf)) {
+    if (where.endsWith("NPUZZLE_AUTH_TOKENS")) continue;
+    if (!issued.has(secret)) problem(where, `Secret ${secret} is issued by no Certificate`);
+  }
+  for (const c of certificates) {
+    if (!find(c.spec.issuerRef.kind ?? "Issuer", c.spec.issuerRef.name)) {
+      problem(id(c), `issuer ${c.spec.issuerRef.name} does not exist here`);
+    }
+  }
+  const serving = issued.get(secretOf[`${id(coordinator)} NPUZZLE_TLS_CERT`]);
+  for (const w of workers) {
+    const env = settings(w, containers(w)[0]);
+    const name = env.NPUZZLE_TLS_SERVER_NAME || String(env.NPUZZLE_COORDINATOR).split(":")[0];
+    if (serving && !(serving.spec.dnsNames ?? []).includes(name)) {
+      problem(id(serving), `does not name ${name}, the host ${id(w)} checks`);
+    }
+    const client = issued.get(secretOf[`${id(w)} NPUZZLE_TLS_CERT`]);
+    if (client && !(client.spec.usages ?? []).includes("client auth")) problem(id(client), "is not for client auth");
+  }
+  if (serving && !(serving.spec.usages ?? []).includes("server auth")) problem(id(serving), "is not for server auth");
+}
+
 // --- disruption budget and autoscaling target the workers ---
 for (const pdb of byKind("PodDisruptionBudget")) {
   if (!workers.every((w) => podsSelectedBy(pdb.spec.selector.matchLabels).includes(w))) {
@@ -248,7 +336,13 @@ for (const a of autoscalers) {
     problem(id(a), `scales ${target.kind ?? "Deployment"}/${target.name}, not the workers`);
   }
 }
-const expected = { dev: "HorizontalPodAutoscaler", prod: "HorizontalPodAutoscaler", keda: "ScaledObject" }[args.overlay];
+const expected = {
+  dev: "HorizontalPodAutoscaler",
+  prod: "HorizontalPodAutoscaler",
+  keda: "ScaledObject",
+  secure: "HorizontalPodAutoscaler",
+  "cert-manager": "HorizontalPodAutoscaler",
+}[args.overlay];
 if (expected && !autoscalers.some((a) => a.kind === expected)) problem("autoscaling", `expected a ${expected}`);
 
 // --- KEDA's query uses metrics the coordinator really exports ---
