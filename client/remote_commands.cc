@@ -61,7 +61,8 @@ std::string Hint(const grpc::Status& s) {
                      : " (the server wants a token: give --token or set NPUZZLE_TOKEN)";
   }
   if (s.error_code() != grpc::StatusCode::UNAVAILABLE && s.error_code() != grpc::StatusCode::UNKNOWN) return "";
-  if (absl::StrContains(s.error_message(), "andshake") || absl::StrContains(s.error_message(), "certificate")) {
+  if (absl::StrContains(s.error_message(), "andshake") || absl::StrContains(s.error_message(), "certificate") ||
+      absl::StrContains(s.error_message(), "erification")) {
     return " (TLS failed: --tls-ca must be the CA that signed the server's certificate, and the certificate must "
            "name the host dialled or --tls-server-name)";
   }

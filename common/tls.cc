@@ -15,6 +15,8 @@ namespace {
 // Certificates and keys are small; a bound keeps a wrong path (a disk
 // image, /dev/zero) from being read whole.
 constexpr std::streamsize kMaxPemBytes = 1 << 20;
+// How often a client re-reads its CA and certificate files.
+constexpr unsigned kClientReloadSeconds = 60;
 
 // The file's PEM text, or an error naming the flag, the file and what is
 // wrong with it.
@@ -81,20 +83,26 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials
   if (tls.cert_file.empty() != tls.key_file.empty()) {
     return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
   }
-  grpc::SslCredentialsOptions options;
-  absl::StatusOr<std::string> roots = ReadPem("--tls-ca", tls.ca_file, "CERTIFICATE");
-  if (!roots.ok()) return roots.status();
-  options.pem_root_certs = *std::move(roots);
-  if (!tls.cert_file.empty()) {
-    absl::StatusOr<std::string> cert = ReadPem("--tls-cert", tls.cert_file, "CERTIFICATE");
-    if (!cert.ok()) return cert.status();
-    absl::StatusOr<std::string> key = ReadPem("--tls-key", tls.key_file, "PRIVATE KEY");
-    if (!key.ok()) return key.status();
-    options.pem_cert_chain = *std::move(cert);
-    options.pem_private_key = *std::move(key);
+  if (absl::StatusOr<std::string> pem = ReadPem("--tls-ca", tls.ca_file, "CERTIFICATE"); !pem.ok()) return pem.status();
+  const bool identity = !tls.cert_file.empty();
+  if (identity) {
+    if (absl::StatusOr<std::string> pem = ReadPem("--tls-cert", tls.cert_file, "CERTIFICATE"); !pem.ok()) {
+      return pem.status();
+    }
+    if (absl::StatusOr<std::string> pem = ReadPem("--tls-key", tls.key_file, "PRIVATE KEY"); !pem.ok()) {
+      return pem.status();
+    }
   }
+  // Watched like the server's files: a long-lived worker reconnects with
+  // its renewed certificate, not the one it started with.
+  auto provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+      tls.key_file, tls.cert_file, tls.ca_file, kClientReloadSeconds);
+  grpc::experimental::TlsChannelCredentialsOptions options;
+  options.set_certificate_provider(provider);
+  options.watch_root_certs();
+  if (identity) options.watch_identity_key_cert_pairs();
   if (!tls.server_name.empty()) args->SetSslTargetNameOverride(tls.server_name);
-  return grpc::SslCredentials(options);
+  return grpc::experimental::TlsCredentials(options);
 }
 
 }  // namespace npuzzle

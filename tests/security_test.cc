@@ -14,6 +14,7 @@
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "health_check.grpc.pb.h"
+#include "server_reflection.grpc.pb.h"
 #include "service/token_book.h"
 #include "tests/http_get.h"
 #include "tests/service_harness.h"
@@ -169,6 +170,8 @@ TEST(Security, CliNamesTheSettingAtFault) {
            {"get --job job-x --token team-secret", "give --tls-ca"},
            {"get --job job-x --token team-secret --tls-ca " + other + "/ca.pem", "--tls-ca must be the CA"},
            {"get --job job-x --tls-ca " + dir.path() + "/missing.pem", "--tls-ca " + dir.path() + "/missing.pem"},
+           {"get --job job-x --token team-secret --tls-ca " + certs + "/ca.pem --tls-server-name elsewhere.example",
+            "the certificate must name the host dialled or --tls-server-name"},
        }) {
     const CommandResult r = cli("NPUZZLE_TOKEN=", flags);
     EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.out;
@@ -301,6 +304,32 @@ TEST_F(TokenTest, NoTokenOrAWrongOneIsUnauthenticatedButHealthStaysOpen) {
   grpc::health::v1::HealthCheckResponse response;
   EXPECT_TRUE(health->Check(&context, grpc::health::v1::HealthCheckRequest(), &response).ok());
   EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+
+  auto reflection = grpc::reflection::v1alpha::ServerReflection::NewStub(
+      grpc::CreateChannel(coordinator_->client_address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext reflection_context;
+  auto stream = reflection->ServerReflectionInfo(&reflection_context);
+  grpc::reflection::v1alpha::ServerReflectionRequest list;
+  list.set_list_services("");
+  ASSERT_TRUE(stream->Write(list));
+  grpc::reflection::v1alpha::ServerReflectionResponse listed;
+  ASSERT_TRUE(stream->Read(&listed)) << "reflection wants a token";
+  EXPECT_GT(listed.list_services_response().service_size(), 0);
+  stream->WritesDone();
+}
+
+// Scrapes are for operators: they name tenants, never tokens or boards.
+TEST_F(TokenTest, MetricsCarryNoTokensOrBoards) {
+  v1::JobSpec spec = SpecFor("1 2 3 4 5 6 0 7 8");
+  absl::StatusOr<v1::Job> job = Submit(alpha(), spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE(AwaitState(alpha(), job->id(), v1::JOB_STATE_DONE, absl::Seconds(30)).ok());
+  absl::StatusOr<HttpResponse> scraped = HttpGet("127.0.0.1", coordinator_->metrics_port(), "/metrics");
+  ASSERT_TRUE(scraped.ok()) << scraped.status();
+  for (const std::string& secret :
+       std::vector<std::string>{"alpha-secret", Sha256Hex("alpha-secret"), "1 2 3 4 5 6 0 7 8", job->id()}) {
+    EXPECT_FALSE(absl::StrContains(scraped->body, secret)) << secret;
+  }
 }
 
 TEST_F(TokenTest, ATenantSeesNothingOfAnothersJobs) {

@@ -97,7 +97,7 @@ def hint(grpc, error, args):
         return " (the server wants a token: give --token or set NPUZZLE_TOKEN)"
     if error.code() == grpc.StatusCode.UNAVAILABLE:
         details = error.details() or ""
-        if "andshake" in details or "certificate" in details:
+        if "andshake" in details or "certificate" in details or "erification" in details:
             return " (TLS failed: --tls-ca must be the CA that signed the server's certificate)"
         if not args.tls_ca:
             return " (if the server uses TLS, give --tls-ca)"
