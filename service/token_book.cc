@@ -114,8 +114,8 @@ TenantQuota TokenBook::QuotaOf(const std::string& tenant, const TenantQuota& def
 absl::StatusOr<std::unique_ptr<TokenBook>> TokenBook::Open(const std::string& path, absl::Duration recheck,
                                                            std::function<void(const std::string&)> log) {
   std::unique_ptr<TokenBook> book(new TokenBook(path, recheck, std::move(log)));
-  absl::MutexLock lock(&book->mu_);
   if (absl::Status s = book->Reload(); !s.ok()) return s;
+  absl::MutexLock lock(&book->mu_);
   if (book->entries_.tenant_by_hash.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--auth-tokens ", path, ": no tokens in the file"));
   }
@@ -123,7 +123,7 @@ absl::StatusOr<std::unique_ptr<TokenBook>> TokenBook::Open(const std::string& pa
 }
 
 absl::Status TokenBook::Reload() {
-  next_check_ = absl::Now() + recheck_;
+  absl::MutexLock reloading(&reload_mu_);
   struct stat st;
   if (stat(path_.c_str(), &st) != 0) {
     return absl::NotFoundError(absl::StrCat("--auth-tokens ", path_, ": cannot read the file"));
@@ -144,10 +144,26 @@ absl::Status TokenBook::Reload() {
   mtime_ = st.st_mtim;
   size_ = st.st_size;
   if (!parsed.ok()) return parsed.status();
-  const bool first = entries_.tenant_by_hash.empty();
-  entries_ = *std::move(parsed);
-  if (!first) log_(absl::StrCat("re-read ", path_, ": ", entries_.tenant_by_hash.size(), " tokens"));
+  const size_t tokens = parsed->tenant_by_hash.size();
+  bool first;
+  {
+    absl::MutexLock lock(&mu_);
+    first = entries_.tenant_by_hash.empty();
+    entries_ = *std::move(parsed);
+  }
+  if (!first) log_(absl::StrCat("re-read ", path_, ": ", tokens, " tokens"));
   return absl::OkStatus();
+}
+
+void TokenBook::MaybeReload() {
+  {
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = absl::Now();
+    if (now < next_check_) return;
+    // One caller checks; the others go on with the tokens in force.
+    next_check_ = now + recheck_;
+  }
+  if (absl::Status s = Reload(); !s.ok()) log_(absl::StrCat(s.message(), "; the tokens read before stay in force"));
 }
 
 absl::StatusOr<std::string> TokenBook::TenantOf(const std::string* authorization) {
@@ -160,10 +176,8 @@ absl::StatusOr<std::string> TokenBook::TenantOf(const std::string* authorization
     return absl::UnauthenticatedError("the authorization header must be \"Bearer TOKEN\"");
   }
   const std::string hash = Sha256Hex(std::string(token));
+  MaybeReload();
   absl::MutexLock lock(&mu_);
-  if (absl::Now() >= next_check_) {
-    if (absl::Status s = Reload(); !s.ok()) log_(absl::StrCat(s.message(), "; the tokens read before stay in force"));
-  }
   auto it = entries_.tenant_by_hash.find(hash);
   if (it == entries_.tenant_by_hash.end()) return absl::UnauthenticatedError("unknown token");
   return it->second;

@@ -53,8 +53,12 @@ class TokenBook {
  private:
   TokenBook(std::string path, absl::Duration recheck, std::function<void(const std::string&)> log)
       : path_(std::move(path)), recheck_(recheck), log_(std::move(log)) {}
-  // Re-reads the file if its size or time stamp changed.
-  absl::Status Reload() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Re-reads the file if its size or time stamp changed. The reading
+  // happens under reload_mu_ only, so lookups (the job manager's quota
+  // checks among them) never wait on the disk; mu_ is held just to swap.
+  absl::Status Reload() ABSL_LOCKS_EXCLUDED(mu_, reload_mu_);
+  // Reload, when the last check is `recheck_` old.
+  void MaybeReload() ABSL_LOCKS_EXCLUDED(mu_, reload_mu_);
 
   const std::string path_;
   const absl::Duration recheck_;
@@ -62,9 +66,10 @@ class TokenBook {
   absl::Mutex mu_;
   Entries entries_ ABSL_GUARDED_BY(mu_);
   absl::Time next_check_ ABSL_GUARDED_BY(mu_);
+  absl::Mutex reload_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   // The file as last read: a change of either means a new version.
-  timespec mtime_ ABSL_GUARDED_BY(mu_) = {};
-  off_t size_ ABSL_GUARDED_BY(mu_) = -1;
+  timespec mtime_ ABSL_GUARDED_BY(reload_mu_) = {};
+  off_t size_ ABSL_GUARDED_BY(reload_mu_) = -1;
 };
 
 }  // namespace npuzzle
