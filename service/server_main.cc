@@ -166,6 +166,9 @@ absl::StatusOr<Security> SecurityFromFlags(bool shared_port, int local_workers) 
   const std::string key = absl::GetFlag(FLAGS_local_worker_tls_key);
   security.local_worker_flags = {"--tls-ca=" + ca, "--tls-cert=" + cert, "--tls-key=" + key,
                                  std::string("--tls-server-name=") + (tls.enabled() ? "localhost" : "")};
+  if (!tls.enabled() && !(ca + cert + key).empty()) {
+    return absl::InvalidArgumentError("--local-worker-tls-* make local workers dial with TLS: they need --tls-cert");
+  }
   if (local_workers > 0 && tls.enabled() && ca.empty()) {
     return absl::InvalidArgumentError(
         "local workers dial a TLS worker port: give --local-worker-tls-ca, or --local-workers=0");

@@ -84,6 +84,36 @@ TEST(Security, TlsPortsServeTheirCaAndRefuseOthers) {
   EXPECT_EQ(ready->code, 200);
 }
 
+// Every way to get the TLS and token flags wrong stops the server at
+// start with a message naming the flag, rather than failing handshakes.
+TEST(Security, BadSecurityFlagsStopTheServerNamingTheFlag) {
+  TempDir dir;
+  const std::string certs = MakeCerts(dir, "a");
+  const std::string cert = "--tls-cert=" + certs + "/server.pem", key = "--tls-key=" + certs + "/server.key";
+  const std::string bad_tokens = dir.Write("tokens", "team not-a-hash\n");
+  for (const auto& [flags, says] : std::vector<std::pair<std::string, std::string>>{
+           {cert, "--tls-cert needs --tls-key"},
+           {"--tls-cert=" + dir.path() + "/none.pem " + key, "--tls-cert " + dir.path() + "/none.pem: cannot read"},
+           {"--tls-cert=" + certs + "/server.key " + key, "no PEM CERTIFICATE"},
+           {"--worker-client-ca=" + certs + "/ca.pem", "need --tls-cert"},
+           {cert + " " + key + " --local-workers=1", "give --local-worker-tls-ca"},
+           {cert + " " + key + " --worker-client-ca=" + certs +
+                "/ca.pem --local-workers=1 --local-worker-tls-ca=" + certs + "/ca.pem",
+            "give --local-worker-tls-cert"},
+           {"--local-worker-tls-ca=" + certs + "/ca.pem --local-workers=1", "they need --tls-cert"},
+           {cert + " " + key + " --worker-listen= --worker-client-ca=" + certs + "/ca.pem", "their own port"},
+           {"--auth-tokens=" + bad_tokens, bad_tokens + " line 1"},
+           {"--tenant-max-running=-1", "--tenant-max-queued and --tenant-max-running"},
+       }) {
+    const CommandResult r = RunCommand(absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server --data-dir=", dir.path(),
+                                                    "/data --listen=127.0.0.1:0 --worker-listen=127.0.0.1:0 "
+                                                    "--metrics-listen= --local-workers=0 ",
+                                                    flags));
+    EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, says)) << flags << "\n" << r.err;
+  }
+}
+
 TEST(Security, PlaintextServerSaysSo) {
   TempDir dir;
   Coordinator c(dir, 0);
