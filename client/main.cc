@@ -30,6 +30,7 @@ examples:
   npuzzle solve --board "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3" --goal-preset blank-first \
       --algorithm idastar --heuristic pdb --pdb-preset 7-8
   npuzzle solve --server localhost:50051 --board "8 1 3 4 0 2 7 6 5" --algorithm idastar
+  NPUZZLE_TOKEN=... npuzzle list --server host:50051 --tls-ca ca.pem   # a server with TLS and tokens
 
 run 'npuzzle --helpfull' for every flag)";
 
