@@ -232,6 +232,9 @@ int Main() {
       return 2;
     }
     tokens = *std::move(opened);
+    if (absl::GetFlag(FLAGS_tls_cert).empty()) {
+      Log("WARNING: --auth-tokens without --tls-cert: tokens cross the network in the clear");
+    }
   } else {
     Log("WARNING: no --auth-tokens: every client may submit, read and cancel every job");
   }

@@ -318,6 +318,7 @@ class TokenTest : public ::testing::Test {
 };
 
 TEST_F(TokenTest, NoTokenOrAWrongOneIsUnauthenticatedButHealthStaysOpen) {
+  EXPECT_TRUE(absl::StrContains(coordinator_->process()->Log(), "tokens cross the network in the clear"));
   for (const std::string token : {"", "not-a-listed-token"}) {
     auto stub = As(token);
     absl::StatusOr<v1::Job> submitted = Submit(*stub, SpecFor(kBoard));
