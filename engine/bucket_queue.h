@@ -18,7 +18,7 @@ namespace npuzzle {
 
 class BucketQueue {
  public:
-  [[gnu::always_inline]] void Push(int priority, uint32_t id) {
+  void Push(int priority, uint32_t id) {
     const size_t p = static_cast<size_t>(priority);
     if (p >= buckets_.size()) [[unlikely]]
       AddBuckets(p + 1);
