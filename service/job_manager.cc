@@ -333,17 +333,19 @@ absl::Status JobManager::WhenFinished(const std::string& id, absl::Duration time
 }
 
 absl::StatusOr<std::shared_ptr<JobWatch>> JobManager::Watch(const std::string& id, const std::string& tenant) {
-  if (absl::StatusOr<v1::Job> own = Get(id, tenant); !own.ok()) return own.status();
+  if (absl::Status s = CheckJobId(id); !s.ok()) return s;
   auto watch = std::make_shared<JobWatch>();
   {
     Locked lock(this);
     if (auto it = active_.find(id); it != active_.end()) {
+      if (it->second.job.tenant() != tenant) return JobStore::NoSuchJob(id);
       events_.Watch(it->second.job, watch);
       return watch;
     }
   }
   absl::StatusOr<v1::Job> stored = store_->Get(id);
   if (!stored.ok()) return stored.status();
+  if (stored->tenant() != tenant) return JobStore::NoSuchJob(id);
   v1::JobEvent e;
   *e.mutable_state() = *std::move(stored);
   watch->Push(e, true);
