@@ -2,13 +2,11 @@
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
-#include <netdb.h>
-#include <netinet/in.h>
 
 #include <cstring>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/listen_address.h"
 
 namespace npuzzle {
 namespace {
@@ -40,35 +38,10 @@ MHD_Result Handle(void* endpoints, MHD_Connection* connection, const char* url, 
   return Reply(connection, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n", "text/plain");
 }
 
-absl::StatusOr<sockaddr_in> ParseListen(const std::string& listen) {
-  const size_t colon = listen.rfind(':');
-  int port = 0;
-  if (colon == std::string::npos || !absl::SimpleAtoi(listen.substr(colon + 1), &port) || port < 0 || port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("metrics address \"", listen, "\" is not HOST:PORT"));
-  }
-  const std::string host = listen.substr(0, colon);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  if (host.empty() || host == "0.0.0.0" || host == "*") {
-    addr.sin_addr.s_addr = htonl(INADDR_ANY);
-    return addr;
-  }
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  addrinfo* found = nullptr;
-  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("metrics address: cannot resolve host \"", host, "\""));
-  }
-  addr.sin_addr = reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr;
-  freeaddrinfo(found);
-  return addr;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& listen, Endpoints endpoints) {
-  absl::StatusOr<sockaddr_in> addr = ParseListen(listen);
+  absl::StatusOr<sockaddr_in> addr = ParseListenAddress(listen, "metrics");
   if (!addr.ok()) return addr.status();
   std::unique_ptr<MetricsServer> server(new MetricsServer(std::move(endpoints)));
   server->daemon_ =

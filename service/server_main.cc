@@ -25,11 +25,13 @@
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "service/data_dir_lock.h"
+#include "service/http_api.h"
 #include "service/job_manager.h"
 #include "service/job_store.h"
 #include "service/local_workers.h"
 #include "service/solver_service.h"
 #include "service/token_book.h"
+#include "service/web_page.h"
 #include "service/worker_service.h"
 
 ABSL_FLAG(std::string, listen, "0.0.0.0:50051", "address for clients (host:port; port 0 picks one)");
@@ -53,7 +55,11 @@ ABSL_FLAG(uint64_t, max_memory_mb_ceiling, 8192, "no job may ask for more, so no
 ABSL_FLAG(int, max_threads_per_job, 64, "no job may ask for more search threads");
 ABSL_FLAG(int64_t, worker_progress_ms, 250, "local workers: how often running jobs report progress");
 ABSL_FLAG(std::string, metrics_listen, "0.0.0.0:9090", "Prometheus /metrics address (host:port; empty: off)");
-ABSL_FLAG(std::string, port_file, "", "once listening, write \"<client port> <worker port> <metrics port>\" here");
+ABSL_FLAG(std::string, http_listen, "0.0.0.0:8080",
+          "HTTP/JSON API and web page address (host:port; empty: off); HTTPS with --tls-cert");
+ABSL_FLAG(int, http_max_connections, 512, "HTTP connections served at once (each open watch holds one)");
+ABSL_FLAG(std::string, port_file, "",
+          "once listening, write \"<client port> <worker port> <metrics port> <http port>\" here");
 ABSL_FLAG(std::string, to, "", "backup: the file to write the copy of the job store to");
 ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain for both ports (empty: plaintext); re-read as it changes");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls-cert; re-read as it changes");
@@ -263,7 +269,8 @@ int Main() {
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  SolverServiceImpl solver(&manager, tokens.get());
+  JobApi api(&manager, tokens.get());
+  SolverServiceImpl solver(&api);
   WorkerServiceImpl workers(&manager);
   int client_port = 0, worker_port = 0;
   std::unique_ptr<grpc::Server> client_server, worker_server;
@@ -290,11 +297,23 @@ int Main() {
     metrics_server = *std::move(started);
   }
   const int metrics_port = metrics_server ? metrics_server->port() : 0;
+  std::unique_ptr<HttpApiServer> http_server;
+  if (const std::string listen = absl::GetFlag(FLAGS_http_listen); !listen.empty()) {
+    absl::StatusOr<std::unique_ptr<HttpApiServer>> started =
+        HttpApiServer::Start(&api, {listen, WebPage(), absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key),
+                                    absl::GetFlag(FLAGS_http_max_connections)});
+    if (!started.ok()) {
+      Log(std::string(started.status().message()));
+      return 1;
+    }
+    http_server = *std::move(started);
+  }
+  const int http_port = http_server ? http_server->port() : 0;
   SetHealth(client_server.get(), worker_server.get(), true, &ready);
   Log(absl::StrCat("serving clients on port ", client_port, ", workers on port ", worker_port, ", metrics on port ",
-                   metrics_port, ", data in ", data_dir));
+                   metrics_port, ", HTTP on port ", http_port, ", data in ", data_dir));
   if (const std::string file = absl::GetFlag(FLAGS_port_file); !file.empty()) {
-    WritePortFile(file, absl::StrCat(client_port, " ", worker_port, " ", metrics_port, "\n"));
+    WritePortFile(file, absl::StrCat(client_port, " ", worker_port, " ", metrics_port, " ", http_port, "\n"));
   }
 
   std::vector<std::string> worker_argv = {
@@ -337,6 +356,7 @@ int Main() {
   manager.Drain(absl::Milliseconds(absl::GetFlag(FLAGS_drain_grace_ms)));
   // Close the doors before stopping local workers, so they cannot dial in
   // again and take work back.
+  http_server.reset();
   for (grpc::Server* s : {client_server.get(), worker_server.get()}) {
     if (s != nullptr) s->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   }

@@ -2,19 +2,11 @@
 
 #include <memory>
 
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "service/grpc_status.h"
-#include "service/input_bounds.h"
 
 namespace npuzzle {
 namespace {
-
-constexpr int kDefaultPageSize = 50;
-constexpr int kMaxPageSize = 1000;
-// How long CancelJob waits for a running job to stop before answering.
-constexpr absl::Duration kCancelWait = absl::Seconds(2);
 
 grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const absl::Status& status) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
@@ -169,12 +161,11 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
 }  // namespace
 
 absl::StatusOr<std::string> SolverServiceImpl::Caller(grpc::CallbackServerContext* context) {
-  if (tokens_ == nullptr) return std::string();
   const auto& metadata = context->client_metadata();
   const auto it = metadata.find("authorization");
-  if (it == metadata.end()) return tokens_->TenantOf(nullptr);
+  if (it == metadata.end()) return api_->Authenticate(nullptr);
   const std::string value(it->second.data(), it->second.size());
-  return tokens_->TenantOf(&value);
+  return api_->Authenticate(&value);
 }
 
 grpc::ServerUnaryReactor* SolverServiceImpl::SubmitJob(grpc::CallbackServerContext* context,
@@ -182,8 +173,7 @@ grpc::ServerUnaryReactor* SolverServiceImpl::SubmitJob(grpc::CallbackServerConte
   const absl::StatusOr<std::string> tenant = Caller(context);
   if (!tenant.ok()) return Answer(context, tenant.status());
   auto* answer = new JobAnswer(response);
-  manager_->Submit(
-      request->spec(), [answer](absl::StatusOr<v1::Job> job) { answer->Send(std::move(job)); }, *tenant);
+  api_->Submit(*tenant, *request, [answer](absl::StatusOr<v1::Job> job) { answer->Send(std::move(job)); });
   return answer;
 }
 
@@ -191,7 +181,7 @@ grpc::ServerWriteReactor<v1::JobEvent>* SolverServiceImpl::WatchJob(grpc::Callba
                                                                     const v1::WatchJobRequest* request) {
   auto* writer = new WatchWriter;
   const absl::StatusOr<std::string> tenant = Caller(context);
-  writer->Begin(tenant.ok() ? manager_->Watch(request->job_id(), *tenant) : tenant.status());
+  writer->Begin(tenant.ok() ? api_->Watch(*tenant, *request) : tenant.status());
   return writer;
 }
 
@@ -203,12 +193,9 @@ grpc::ServerWriteReactor<v1::JobEvent>* SolverServiceImpl::Solve(grpc::CallbackS
     writer->Begin(tenant.status());
     return writer;
   }
-  manager_->Submit(
-      request->spec(),
-      [manager = manager_, cell = writer->cell(), tenant = *tenant](absl::StatusOr<v1::Job> job) {
-        WatchWriter::Begin(cell, job.ok() ? manager->Watch(job->id(), tenant) : job.status());
-      },
-      *tenant);
+  api_->Solve(*tenant, *request, [cell = writer->cell()](absl::StatusOr<std::shared_ptr<JobWatch>> watch) {
+    WatchWriter::Begin(cell, std::move(watch));
+  });
   return writer;
 }
 
@@ -216,7 +203,7 @@ grpc::ServerUnaryReactor* SolverServiceImpl::GetJob(grpc::CallbackServerContext*
                                                     const v1::GetJobRequest* request, v1::Job* response) {
   const absl::StatusOr<std::string> tenant = Caller(context);
   if (!tenant.ok()) return Answer(context, tenant.status());
-  absl::StatusOr<v1::Job> job = manager_->Get(request->job_id(), *tenant);
+  absl::StatusOr<v1::Job> job = api_->Get(*tenant, *request);
   if (job.ok()) *response = *std::move(job);
   return Answer(context, job.status());
 }
@@ -225,16 +212,8 @@ grpc::ServerUnaryReactor* SolverServiceImpl::CancelJob(grpc::CallbackServerConte
                                                        const v1::CancelJobRequest* request, v1::Job* response) {
   const absl::StatusOr<std::string> tenant = Caller(context);
   if (!tenant.ok()) return Answer(context, tenant.status());
-  absl::StatusOr<v1::Job> job = manager_->Cancel(request->job_id(), *tenant);
-  if (!job.ok() || job->state() != v1::JOB_STATE_RUNNING) {
-    if (job.ok()) *response = *std::move(job);
-    return Answer(context, job.status());
-  }
-  // Answer once the worker has stopped it (or the wait runs out).
   auto* answer = new JobAnswer(response);
-  const absl::Status waiting =
-      manager_->WhenFinished(request->job_id(), kCancelWait, [answer](const v1::Job& now) { answer->Send(now); });
-  if (!waiting.ok()) answer->Send(waiting);
+  api_->Cancel(*tenant, *request, [answer](absl::StatusOr<v1::Job> job) { answer->Send(std::move(job)); });
   return answer;
 }
 
@@ -243,28 +222,9 @@ grpc::ServerUnaryReactor* SolverServiceImpl::ListJobs(grpc::CallbackServerContex
                                                       v1::ListJobsResponse* response) {
   const absl::StatusOr<std::string> tenant = Caller(context);
   if (!tenant.ok()) return Answer(context, tenant.status());
-  int64_t before = 0;
-  if (!request->page_token().empty() && (request->page_token().size() > kMaxPageTokenBytes ||
-                                         !absl::SimpleAtoi(request->page_token(), &before) || before <= 0)) {
-    return Answer(context,
-                  absl::InvalidArgumentError(
-                      request->page_token().size() > kMaxPageTokenBytes
-                          ? std::string("page_token is not one this service gave (too long)")
-                          : absl::StrCat("page_token '", request->page_token(), "' is not one this service gave")));
-  }
-  if (request->page_size() < 0 || request->page_size() > kMaxPageSize) {
-    return Answer(context, absl::InvalidArgumentError(absl::StrCat("page_size must be between 0 and ", kMaxPageSize)));
-  }
-  std::vector<v1::JobState> states;
-  for (int s : request->states()) states.push_back(static_cast<v1::JobState>(s));
-  const std::map<std::string, std::string> labels(request->labels().begin(), request->labels().end());
-  absl::StatusOr<JobStore::Page> page = manager_->List(
-      *tenant, states, labels, request->page_size() == 0 ? kDefaultPageSize : request->page_size(), before);
-  if (page.ok()) {
-    for (v1::Job& job : page->jobs) *response->add_jobs() = std::move(job);
-    if (page->next_before != 0) response->set_next_page_token(absl::StrCat(page->next_before));
-  }
-  return Answer(context, page.status());
+  absl::StatusOr<v1::ListJobsResponse> list = api_->List(*tenant, *request);
+  if (list.ok()) *response = *std::move(list);
+  return Answer(context, list.status());
 }
 
 }  // namespace npuzzle

@@ -1,20 +1,17 @@
 // SolverServiceImpl: the public gRPC API (npuzzle.v1.SolverService), a
-// thin layer over JobManager on gRPC's callback API, so thousands of
-// watchers cost no threads. With a TokenBook every call must name its
-// tenant with a bearer token, and acts on that tenant's jobs only.
+// thin layer over JobApi on gRPC's callback API, so thousands of watchers
+// cost no threads.
 #ifndef NPUZZLE_SERVICE_SOLVER_SERVICE_H_
 #define NPUZZLE_SERVICE_SOLVER_SERVICE_H_
 
 #include "npuzzle/v1/solver.grpc.pb.h"
-#include "service/job_manager.h"
-#include "service/token_book.h"
+#include "service/job_api.h"
 
 namespace npuzzle {
 
 class SolverServiceImpl final : public v1::SolverService::CallbackService {
  public:
-  // `tokens` null: no authentication, every caller is the unnamed tenant.
-  SolverServiceImpl(JobManager* manager, TokenBook* tokens) : manager_(manager), tokens_(tokens) {}
+  explicit SolverServiceImpl(JobApi* api) : api_(api) {}
 
   grpc::ServerUnaryReactor* SubmitJob(grpc::CallbackServerContext* context, const v1::SubmitJobRequest* request,
                                       v1::Job* response) override;
@@ -32,8 +29,7 @@ class SolverServiceImpl final : public v1::SolverService::CallbackService {
  private:
   absl::StatusOr<std::string> Caller(grpc::CallbackServerContext* context);
 
-  JobManager* const manager_;
-  TokenBook* const tokens_;
+  JobApi* const api_;
 };
 
 }  // namespace npuzzle

@@ -78,9 +78,17 @@ absl::StatusOr<std::string> ReadUntilClosed(int fd) {
 }
 
 absl::StatusOr<HttpResponse> HttpGet(const std::string& ipv4, int port, const std::string& path) {
-  absl::StatusOr<int> fd = ConnectTcp(ipv4, port, absl::Seconds(10));
+  return HttpRequest(ipv4, port, "GET", path);
+}
+
+absl::StatusOr<HttpResponse> HttpRequest(const std::string& ipv4, int port, const std::string& method,
+                                         const std::string& path, const std::string& body, const std::string& headers) {
+  absl::StatusOr<int> fd = ConnectTcp(ipv4, port, absl::Seconds(30));
   if (!fd.ok()) return fd.status();
-  absl::Status sent = SendAll(*fd, absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", ipv4, "\r\n\r\n"));
+  const std::string length =
+      body.empty() && method == "GET" ? "" : absl::StrCat("Content-Length: ", body.size(), "\r\n");
+  absl::Status sent =
+      SendAll(*fd, absl::StrCat(method, " ", path, " HTTP/1.0\r\nHost: ", ipv4, "\r\n", length, headers, "\r\n", body));
   absl::StatusOr<std::string> read = sent.ok() ? ReadUntilClosed(*fd) : sent;
   close(*fd);
   if (!read.ok()) return read.status();
@@ -88,6 +96,7 @@ absl::StatusOr<HttpResponse> HttpGet(const std::string& ipv4, int port, const st
   const size_t header_end = raw.find("\r\n\r\n");
   if (header_end == std::string::npos) return absl::DataLossError("no complete HTTP response: " + raw);
   HttpResponse response;
+  response.headers = raw.substr(0, header_end);
   response.body = raw.substr(header_end + 4);
   std::vector<std::string> lines = absl::StrSplit(raw.substr(0, header_end), "\r\n");
   std::vector<std::string> status = absl::StrSplit(lines[0], ' ');

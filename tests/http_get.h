@@ -16,10 +16,17 @@ namespace npuzzle::testing {
 struct HttpResponse {
   int code = 0;
   std::string content_type;
+  std::string headers;  // the raw header lines
   std::string body;
 };
 
 absl::StatusOr<HttpResponse> HttpGet(const std::string& ipv4, int port, const std::string& path);
+// Any method, with a body and extra header lines ("Name: value\r\n" each).
+// HTTP/1.0, so the server closes the connection when the answer (or an
+// event stream) ends.
+absl::StatusOr<HttpResponse> HttpRequest(const std::string& ipv4, int port, const std::string& method,
+                                         const std::string& path, const std::string& body = "",
+                                         const std::string& headers = "");
 
 // The pieces HttpGet is made of, for tests that send other bytes. Every
 // call retries when a signal interrupts it (libFuzzer's timer sends one

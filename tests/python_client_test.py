@@ -26,7 +26,7 @@ def start_server(directory, *flags):
     ports = os.path.join(directory, "ports")
     server = subprocess.Popen(
         [os.path.join(ARGS.bin, "npuzzle-server"), "--listen=127.0.0.1:0", "--worker-listen=127.0.0.1:0",
-         f"--data-dir={directory}/data", "--local-workers=1", f"--port-file={ports}", "--metrics-listen=127.0.0.1:0",
+         f"--data-dir={directory}/data", "--local-workers=1", f"--port-file={ports}", "--metrics-listen=127.0.0.1:0", "--http-listen=",
          "--worker-progress-ms=100", *flags],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 15

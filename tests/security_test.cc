@@ -107,7 +107,7 @@ TEST(Security, BadSecurityFlagsStopTheServerNamingTheFlag) {
        }) {
     const CommandResult r = RunCommand(absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server --data-dir=", dir.path(),
                                                     "/data --listen=127.0.0.1:0 --worker-listen=127.0.0.1:0 "
-                                                    "--metrics-listen= --local-workers=0 ",
+                                                    "--metrics-listen= --http-listen= --local-workers=0 ",
                                                     flags));
     EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.err;
     EXPECT_TRUE(absl::StrContains(r.err, says)) << flags << "\n" << r.err;

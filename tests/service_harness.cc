@@ -110,7 +110,8 @@ void Coordinator::Start() {
       absl::StrCat("--worker-listen=", worker_address()), absl::StrCat("--data-dir=", data_dir_),
       absl::StrCat("--local-workers=", local_workers_),
       // Quick to notice lost workers, quick to recover.
-      "--lease-timeout-ms=3000", "--recovery-grace-ms=3000", "--drain-grace-ms=5000", "--metrics-listen=127.0.0.1:0"};
+      "--lease-timeout-ms=3000", "--recovery-grace-ms=3000", "--drain-grace-ms=5000", "--metrics-listen=127.0.0.1:0",
+      "--http-listen=127.0.0.1:0"};
   const std::string port_file = dir_ + "/ports";
   std::filesystem::remove(port_file);
   argv.push_back(absl::StrCat("--port-file=", port_file));
@@ -123,7 +124,7 @@ void Coordinator::Start() {
     absl::SleepFor(absl::Milliseconds(10));
   }
   int client_port = 0, worker_port = 0;
-  std::ifstream(port_file) >> client_port >> worker_port >> metrics_port_;
+  std::ifstream(port_file) >> client_port >> worker_port >> metrics_port_ >> http_port_;
   stub_ = Dial(client_address(), client_tls_, token_);
   while (absl::Now() < deadline && process_->Running() &&
          GetJob(*stub_, "probe").status().code() == absl::StatusCode::kUnavailable) {

@@ -62,6 +62,7 @@ class Coordinator {
   v1::SolverService::Stub& stub() { return *stub_; }
   std::string data_dir() const { return data_dir_; }
   int metrics_port() const { return metrics_port_; }
+  int http_port() const { return http_port_; }
 
  private:
   std::string dir_;
@@ -72,6 +73,7 @@ class Coordinator {
   std::string token_;
   int client_port_, worker_port_;
   int metrics_port_ = 0;
+  int http_port_ = 0;
   int starts_ = 0;
   std::unique_ptr<Process> process_;
   std::unique_ptr<v1::SolverService::Stub> stub_;

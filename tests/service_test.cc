@@ -196,7 +196,7 @@ TEST(Service, OneCoordinatorPerDataDirectory) {
   c.Start();
   testing::Process second(
       {absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server"), "--data-dir=" + c.data_dir(), "--listen=127.0.0.1:0",
-       "--worker-listen=127.0.0.1:0", "--metrics-listen=", "--local-workers=0"},
+       "--worker-listen=127.0.0.1:0", "--metrics-listen=", "--http-listen=", "--local-workers=0"},
       dir.path() + "/second.log");
   EXPECT_EQ(second.Wait(absl::Seconds(10)), 1) << second.Log();
   EXPECT_THAT(second.Log(), HasSubstr("data directory " + c.data_dir() + " is in use"));

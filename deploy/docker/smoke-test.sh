@@ -19,7 +19,7 @@ trap cleanup EXIT
 docker volume create "$run-data" >/dev/null
 docker run -d --name "$run-coord" --network host --read-only --tmpfs /tmp -v "$run-data:/var/lib/npuzzle" \
   "$image" npuzzle-server --listen=127.0.0.1:50191 --worker-listen=127.0.0.1:50192 \
-  --metrics-listen=127.0.0.1:9191 --local-workers=0 >/dev/null
+  --metrics-listen=127.0.0.1:9191 --http-listen=127.0.0.1:8191 --local-workers=0 >/dev/null
 for w in w1 w2; do
   docker run -d --name "$run-$w" --network host --read-only --tmpfs /tmp -e NPUZZLE_COORDINATOR=127.0.0.1:50192 \
     -e NPUZZLE_METRICS_LISTEN= -e NPUZZLE_DATA_DIR=/tmp -e NPUZZLE_WORKER_ID="$w" "$image" npuzzle-worker >/dev/null
