@@ -85,9 +85,9 @@ class EventStream {
   static MHD_Result Queue(const HttpApiServer* server, MHD_Connection* connection, std::shared_ptr<JobWatch> watch) {
     auto stream = std::make_shared<EventStream>(server, watch);
     watch->SetWakeup([stream] { stream->Wake(); });
-    MHD_Response* response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, kStreamBlock, &EventStream::Read,
-                                                               new std::shared_ptr<EventStream>(stream),
-                                                               &EventStream::Free);
+    MHD_Response* response =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, kStreamBlock, &EventStream::Read,
+                                          new std::shared_ptr<EventStream>(stream), &EventStream::Free);
     MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
     MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
     MHD_add_response_header(response, "X-Accel-Buffering", "no");
@@ -174,10 +174,8 @@ MHD_Result Answer(HttpApiServer* server, MHD_Connection* connection, const Route
                               api->Submit(*tenant, request, std::move(reply));
                             }));
       }
-      absl::StatusOr<std::shared_ptr<JobWatch>> watch =
-          Await<std::shared_ptr<JobWatch>>([&](JobApi::WatchReply reply) {
-            api->Solve(*tenant, request, std::move(reply));
-          });
+      absl::StatusOr<std::shared_ptr<JobWatch>> watch = Await<std::shared_ptr<JobWatch>>(
+          [&](JobApi::WatchReply reply) { api->Solve(*tenant, request, std::move(reply)); });
       if (!watch.ok()) return QueueError(connection, watch.status());
       return EventStream::Queue(server, connection, *std::move(watch));
     }
@@ -194,9 +192,8 @@ MHD_Result Answer(HttpApiServer* server, MHD_Connection* connection, const Route
     case Route::kCancel: {
       v1::CancelJobRequest request;
       request.set_job_id(routed.job_id);
-      return QueueMessage(connection, Await<v1::Job>([&](JobApi::JobReply reply) {
-                            api->Cancel(*tenant, request, std::move(reply));
-                          }));
+      return QueueMessage(
+          connection, Await<v1::Job>([&](JobApi::JobReply reply) { api->Cancel(*tenant, request, std::move(reply)); }));
     }
     case Route::kWatch: {
       v1::WatchJobRequest request;
@@ -210,8 +207,8 @@ MHD_Result Answer(HttpApiServer* server, MHD_Connection* connection, const Route
   }
 }
 
-MHD_Result Handle(void* cls, MHD_Connection* connection, const char* url, const char* method,
-                  const char* /*version*/, const char* upload_data, size_t* upload_size, void** state) {
+MHD_Result Handle(void* cls, MHD_Connection* connection, const char* url, const char* method, const char* /*version*/,
+                  const char* upload_data, size_t* upload_size, void** state) {
   if (*state == nullptr) {
     *state = new Exchange;
     return MHD_YES;
@@ -289,12 +286,12 @@ absl::StatusOr<std::unique_ptr<HttpApiServer>> HttpApiServer::Start(JobApi* api,
   server->daemon_ = MHD_start_daemon(
       flags, 0, nullptr, nullptr, &Handle, server.get(), MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&*addr),
       MHD_OPTION_NOTIFY_COMPLETED, &Completed, nullptr, MHD_OPTION_CONNECTION_LIMIT,
-      static_cast<unsigned int>(o.max_connections), MHD_OPTION_CONNECTION_TIMEOUT, 120u,
-      MHD_OPTION_THREAD_STACK_SIZE, static_cast<size_t>(1 << 20), MHD_OPTION_ARRAY, cert.empty() ? none : tls,
-      MHD_OPTION_END);
+      static_cast<unsigned int>(o.max_connections), MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_THREAD_STACK_SIZE,
+      static_cast<size_t>(1 << 20), MHD_OPTION_ARRAY, cert.empty() ? none : tls, MHD_OPTION_END);
   if (server->daemon_ == nullptr) {
-    return absl::UnavailableError(absl::StrCat("cannot serve the HTTP API on ", o.listen,
-                                               cert.empty() ? " (address in use?)" : " (address in use, or a bad key?)"));
+    return absl::UnavailableError(
+        absl::StrCat("cannot serve the HTTP API on ", o.listen,
+                     cert.empty() ? " (address in use?)" : " (address in use, or a bad key?)"));
   }
   const MHD_DaemonInfo* info = MHD_get_daemon_info(server->daemon_, MHD_DAEMON_INFO_BIND_PORT);
   server->port_ = info != nullptr ? info->port : ntohs(addr->sin_port);

@@ -21,9 +21,9 @@ namespace npuzzle {
 class HttpApiServer {
  public:
   struct Options {
-    std::string listen;     // "HOST:PORT"; port 0 picks a free one
-    std::string page;       // served at "/"
-    std::string tls_cert;   // PEM files; empty: plain HTTP
+    std::string listen;    // "HOST:PORT"; port 0 picks a free one
+    std::string page;      // served at "/"
+    std::string tls_cert;  // PEM files; empty: plain HTTP
     std::string tls_key;
     int max_connections = 512;
   };

@@ -34,8 +34,7 @@ void JobApi::Solve(const std::string& tenant, const v1::SubmitJobRequest& reques
       tenant);
 }
 
-absl::StatusOr<std::shared_ptr<JobWatch>> JobApi::Watch(const std::string& tenant,
-                                                        const v1::WatchJobRequest& request) {
+absl::StatusOr<std::shared_ptr<JobWatch>> JobApi::Watch(const std::string& tenant, const v1::WatchJobRequest& request) {
   return manager_->Watch(request.job_id(), tenant);
 }
 
@@ -70,8 +69,8 @@ absl::StatusOr<v1::ListJobsResponse> JobApi::List(const std::string& tenant, con
   std::vector<v1::JobState> states;
   for (int s : request.states()) states.push_back(static_cast<v1::JobState>(s));
   const std::map<std::string, std::string> labels(request.labels().begin(), request.labels().end());
-  absl::StatusOr<JobStore::Page> page = manager_->List(
-      tenant, states, labels, request.page_size() == 0 ? kDefaultPageSize : request.page_size(), before);
+  absl::StatusOr<JobStore::Page> page =
+      manager_->List(tenant, states, labels, request.page_size() == 0 ? kDefaultPageSize : request.page_size(), before);
   if (!page.ok()) return page.status();
   v1::ListJobsResponse response;
   for (v1::Job& job : page->jobs) *response.add_jobs() = std::move(job);

@@ -70,9 +70,13 @@ TEST(HttpMapping, AWrongMethodNamesTheRightOnes) {
 }
 
 TEST(HttpMapping, ListingQuery) {
-  absl::StatusOr<v1::ListJobsRequest> r = ListRequestFromQuery(
-      {{"state", "RUNNING"}, {"state", "job_state_queued"}, {"state", "Done"}, {"label", "team=a=b"},
-       {"label", "empty="}, {"page_size", "7"}, {"page_token", "123"}});
+  absl::StatusOr<v1::ListJobsRequest> r = ListRequestFromQuery({{"state", "RUNNING"},
+                                                                {"state", "job_state_queued"},
+                                                                {"state", "Done"},
+                                                                {"label", "team=a=b"},
+                                                                {"label", "empty="},
+                                                                {"page_size", "7"},
+                                                                {"page_token", "123"}});
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->states_size(), 3);
   EXPECT_EQ(r->states(0), v1::JOB_STATE_RUNNING);

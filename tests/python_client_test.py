@@ -6,14 +6,19 @@ the first failure."""
 
 import argparse
 import hashlib
+import http.client
+import json
 import os
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
 import time
 import unittest
+import urllib.error
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from replay_moves import replay  # noqa: E402
@@ -22,7 +27,7 @@ ARGS = None
 
 
 def start_server(directory, *flags):
-    """A server with one local worker; returns the process and its client address."""
+    """A server with one local worker; returns the process, its client address and its HTTP port."""
     ports = os.path.join(directory, "ports")
     server = subprocess.Popen(
         [os.path.join(ARGS.bin, "npuzzle-server"), "--listen=127.0.0.1:0", "--worker-listen=127.0.0.1:0",
@@ -33,7 +38,8 @@ def start_server(directory, *flags):
     while not os.path.exists(ports) and time.time() < deadline:
         time.sleep(0.02)
     with open(ports) as f:
-        return server, f"127.0.0.1:{f.read().split()[0]}"
+        fields = f.read().split()
+    return server, f"127.0.0.1:{fields[0]}", int(fields[3])
 
 
 def run_client(address, *args, timeout=60, env=None):
@@ -45,7 +51,7 @@ class PythonClientTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="npuzzle-py-")
-        cls.server, cls.address = start_server(cls.dir)
+        cls.server, cls.address, _ = start_server(cls.dir)
 
     @classmethod
     def tearDownClass(cls):
@@ -111,9 +117,9 @@ class SecuredServerTest(unittest.TestCase):
         tokens = os.path.join(cls.dir, "tokens")
         with open(tokens, "w") as f:
             f.write(f"team {hashlib.sha256(b'team-secret').hexdigest()}\n")
-        cls.server, cls.address = start_server(
+        cls.server, cls.address, cls.http_port = start_server(
             cls.dir, f"--tls-cert={certs}/server.pem", f"--tls-key={certs}/server.key", f"--auth-tokens={tokens}",
-            f"--local-worker-tls-ca={cls.ca}")
+            f"--local-worker-tls-ca={cls.ca}", "--http-listen=127.0.0.1:0")
 
     @classmethod
     def tearDownClass(cls):
@@ -142,6 +148,37 @@ class SecuredServerTest(unittest.TestCase):
         r = run_client(self.address, "--token", "team-secret", "get", "job-x", timeout=60)
         self.assertEqual(r.returncode, 2)
         self.assertIn("give --tls-ca", r.stderr)
+
+    def https(self, method, path, body=None, token="team-secret"):
+        """The HTTP/JSON API over HTTPS, verified against the test CA; (status, parsed body or event lines)."""
+        context = ssl.create_default_context(cafile=self.ca)
+        request = urllib.request.Request(f"https://localhost:{self.http_port}{path}", method=method,
+                                         data=None if body is None else json.dumps(body).encode())
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, context=context, timeout=60) as response:
+                text = response.read().decode()
+                if response.headers["Content-Type"] == "text/event-stream":
+                    return response.status, [json.loads(line[6:]) for line in text.splitlines()
+                                             if line.startswith("data: ")]
+                return response.status, json.loads(text)
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read().decode())
+
+    def test_http_api_over_https_with_the_token(self):
+        status, job = self.https("POST", "/v1/jobs", {"spec": {"start": {"text": "8 1 3 4 0 2 7 6 5"}}})
+        self.assertEqual(status, 200, job)
+        self.assertEqual(job["tenant"], "team")
+        status, events = self.https("GET", f"/v1/jobs/{job['id']}:watch")
+        self.assertEqual(status, 200)
+        self.assertEqual(events[-1]["state"]["result"]["length"], 14)
+        status, error = self.https("GET", f"/v1/jobs/{job['id']}", token=None)
+        self.assertEqual(status, 401)
+        self.assertEqual(error["error"]["status"], "UNAUTHENTICATED")
+        # Plain HTTP on the HTTPS port gets nowhere.
+        with self.assertRaises((urllib.error.URLError, ConnectionError, http.client.HTTPException)):
+            urllib.request.urlopen(f"http://localhost:{self.http_port}/v1/jobs", timeout=10).read()
 
 
 if __name__ == "__main__":

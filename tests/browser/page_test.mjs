@@ -1,0 +1,150 @@
+// The web page in a real browser: Debian's Chromium, headless, driven by
+// puppeteer-core. Starts its own server with a local worker on loopback,
+// then plays the page as a user would: moves tiles by click and by arrow
+// key, draws a random board, solves it, and waits for the playback to
+// reach the goal. Saves screenshots beside the build's other artefacts.
+//
+//   node page_test.mjs --bin BUILD/bin --out DIR [--chromium /usr/bin/chromium]
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import assert from "node:assert/strict";
+import puppeteer from "puppeteer-core";
+
+const { values: args } = parseArgs({
+  options: {
+    bin: { type: "string" },
+    out: { type: "string" },
+    chromium: { type: "string", default: "/usr/bin/chromium" },
+  },
+});
+assert.ok(args.bin && args.out, "usage: page_test.mjs --bin BUILD/bin --out DIR");
+mkdirSync(args.out, { recursive: true });
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function startServer(work) {
+  const ports = join(work, "ports");
+  const server = spawn(join(args.bin, "npuzzle-server"), [
+    `--data-dir=${work}/data`, "--listen=127.0.0.1:0", "--worker-listen=127.0.0.1:0", "--metrics-listen=",
+    "--http-listen=127.0.0.1:0", "--local-workers=1", "--worker-progress-ms=100", `--port-file=${ports}`,
+  ], { stdio: ["ignore", "inherit", "inherit"] });
+  for (let i = 0; i < 300 && !existsSync(ports); i++) await sleep(50);
+  const fields = readFileSync(ports, "utf8").trim().split(/\s+/);
+  return { server, url: `http://127.0.0.1:${fields[3]}/` };
+}
+
+const boardOf = (page) => page.$eval("#board", (b) => b.dataset.tiles);
+
+async function check(page, url) {
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(url, { waitUntil: "networkidle0" });
+  assert.equal(await boardOf(page), "1 2 3 4 5 6 7 8 0", "a 3x3 page starts at the standard goal");
+
+  // A click on the tile left of the blank slides it right; an arrow key
+  // slides the tile the other way back.
+  await page.click('#board [data-tile="8"]');
+  assert.equal(await boardOf(page), "1 2 3 4 5 6 7 0 8");
+  await page.keyboard.press("ArrowLeft");
+  assert.equal(await boardOf(page), "1 2 3 4 5 6 7 8 0");
+  // A tile that does not touch the blank stays put.
+  await page.click('#board [data-tile="1"]');
+  assert.equal(await boardOf(page), "1 2 3 4 5 6 7 8 0");
+
+  // Another shape and goal preset lays the goal out.
+  await page.select("#rows", "4");
+  await page.select("#cols", "5");
+  assert.equal((await boardOf(page)).split(" ").length, 20);
+  await page.select("#rows", "3");
+  await page.select("#cols", "3");
+  await page.select("#goal-preset", "snail");
+  assert.equal(await boardOf(page), "1 2 3 8 0 4 7 6 5");
+  await page.select("#goal-preset", "standard");
+
+  await page.click("#shuffle");
+  assert.notEqual(await boardOf(page), "1 2 3 4 5 6 7 8 0", "40 random moves leave the goal");
+
+  // A uniformly random board, solved optimally, played back to the goal.
+  await page.click("#random");
+  const start = await boardOf(page);
+  await page.select("#algorithm", "astar");
+  await page.select("#heuristic", "manhattan");
+  await page.click("#solve");
+  await page.waitForFunction(() => /solved/.test(document.getElementById("status").textContent), { timeout: 30000 });
+  await page.screenshot({ path: join(args.out, "web-page-solved.png"), fullPage: true });
+  await page.$eval("#speed", (s) => { s.value = "20"; });
+  await page.waitForSelector('#playback[data-at-end="true"]', { timeout: 60000 });
+  assert.equal(await boardOf(page), "1 2 3 4 5 6 7 8 0", "the playback ends at the goal");
+  const status = await page.$eval("#status", (s) => s.textContent);
+  assert.match(status, /^solved: \d+ moves \(optimal\)$/);
+  const moves = await page.$eval("#moves", (m) => m.textContent);
+  assert.equal(status.match(/\d+/)[0], String(moves.startsWith("(") ? 0 : moves.length));
+  assert.notEqual(await page.$eval("#stat-expanded", (e) => e.textContent), "-");
+  await page.screenshot({ path: join(args.out, "web-page.png"), fullPage: true });
+
+  // Step controls walk the same path back to the start.
+  await page.click("#first");
+  assert.equal(await boardOf(page), start);
+  assert.equal(await page.$eval("#position", (p) => p.textContent), `move 0 of ${moves.startsWith("(") ? 0 : moves.length}`);
+  if (!moves.startsWith("(")) {
+    await page.click("#forward");
+    assert.equal(await page.$eval("#position", (p) => p.textContent), `move 1 of ${moves.length}`);
+  }
+
+  // A long job shows live progress and its chart, and stops on Cancel.
+  await page.select("#rows", "4");
+  await page.select("#cols", "4");
+  await page.click("#random");
+  await page.select("#algorithm", "idastar");
+  await page.select("#heuristic", "misplaced");
+  await page.click("#solve");
+  await page.waitForFunction(() => Number(document.getElementById("stat-expanded").textContent.replace(/\D/g, "")) > 0 &&
+                                   /running/.test(document.getElementById("status").textContent), { timeout: 30000 });
+  await sleep(1500);
+  await page.screenshot({ path: join(args.out, "web-page-progress.png"), fullPage: true });
+  assert.match(await page.$eval("#stat-rate", (e) => e.textContent), /^[\d,]+ states\/s$/);
+  await page.click("#cancel");
+  await page.waitForFunction(() => /^cancelled/.test(document.getElementById("status").textContent), { timeout: 10000 });
+
+  // The recent jobs list shows the job.
+  await page.click("#refresh");
+  await page.waitForFunction(() => document.querySelectorAll("#jobs tr").length > 0);
+  const rows = await page.$$eval("#jobs tr", (trs) => trs.map((r) => r.textContent));
+  assert.match(rows[0], /4x4cancelled/);
+  assert.match(rows[1], /3x3done\d+$/);
+
+  // Narrow screens: nothing runs off the side.
+  await page.setViewport({ width: 360, height: 740 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page is ${overflow}px wider than a 360px window`);
+  await page.screenshot({ path: join(args.out, "web-page-narrow.png"), fullPage: true });
+  assert.deepEqual(errors, [], "no script errors");
+}
+
+const work = mkdtempSync(join(tmpdir(), "npuzzle-browser-"));
+const { server, url } = await startServer(work);
+const browser = await puppeteer.launch({
+  executablePath: args.chromium,
+  headless: true,
+  // Root in CI has no user namespace sandbox to give.
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+});
+let failed = false;
+try {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1200, height: 900 });
+  await check(page, url);
+  console.log("web page: all checks passed; screenshots in", args.out);
+} catch (e) {
+  failed = true;
+  console.error("web page test failed:", e);
+} finally {
+  await browser.close();
+  server.kill("SIGTERM");
+  await new Promise((r) => server.on("exit", r));
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
