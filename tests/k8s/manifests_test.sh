@@ -27,10 +27,10 @@ trap cleanup EXIT
 "$bin/npuzzle-worker" --helpfull >"$work/worker-flags.txt" 2>&1 || true
 
 "$bin/npuzzle-server" --local-workers=0 --listen=127.0.0.1:0 --worker-listen=127.0.0.1:0 \
-  --metrics-listen=127.0.0.1:0 --data-dir="$work/data" --port-file="$work/ports" 2>"$work/server.log" &
+  --metrics-listen=127.0.0.1:0 --http-listen= --data-dir="$work/data" --port-file="$work/ports" 2>"$work/server.log" &
 server_pid=$!
 for _ in $(seq 100); do [[ -s $work/ports ]] && break; sleep 0.1; done
-read -r _ _ metrics_port <"$work/ports"
+read -r _ _ metrics_port _ <"$work/ports"
 /usr/bin/python3 -c "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())" \
   "http://127.0.0.1:$metrics_port/metrics" >"$work/metrics.txt"
 

@@ -56,6 +56,7 @@ def start_coordinator():
     process = spawn("coord", [
         os.path.join(ARGS.bin, "npuzzle-server"), f"--listen={COORDINATOR_ADDRESS}:50051",
         f"--worker-listen={COORDINATOR_ADDRESS}:50052", f"--metrics-listen={COORDINATOR_ADDRESS}:9090",
+        f"--http-listen={COORDINATOR_ADDRESS}:8080",
         "--local-workers=0", f"--data-dir={ARGS.work}/coordinator", f"--port-file={ports}",
         "--lease-timeout-ms=3000", "--recovery-grace-ms=2000", "--drain-grace-ms=2000"])
     deadline = time.time() + 15
