@@ -2,9 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/flags/declare.h"
@@ -18,15 +21,17 @@
 #include "client/render.h"
 #include "client/request_flags.h"
 #include "common/client_channel.h"
+#include "common/grpc_status.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
 #include "npuzzle/v1/solver.grpc.pb.h"
 #include "worker/job_spec.h"
 
 ABSL_FLAG(std::string, server, "", "npuzzle server address (host:port); solve runs locally without it");
-ABSL_FLAG(std::string, job, "", "job id (watch, get, cancel)");
+ABSL_FLAG(std::string, job, "", "job id (watch, get, cancel; watch also takes ids as arguments)");
 ABSL_FLAG(int, priority, 0, "submit, solve: higher runs first");
-ABSL_FLAG(std::vector<std::string>, label, {}, "submit, solve: key=value labels; list: filter by them");
+ABSL_FLAG(std::vector<std::string>, label, {},
+          "submit, solve: key=value labels; list, watch: the jobs that have all of them");
 ABSL_FLAG(std::string, request_id, "", "submit, solve: idempotency key");
 ABSL_FLAG(std::vector<std::string>, state, {}, "list: queued, running, done, failed, cancelled");
 ABSL_FLAG(int, page_size, 50, "list: jobs per page");
@@ -139,6 +144,15 @@ int Follow(const std::string& command, grpc::ClientReaderInterface<v1::JobEvent>
   return ExitCodeFor(*last);
 }
 
+std::map<std::string, std::string> LabelsFromFlag() {
+  std::map<std::string, std::string> labels;
+  for (const std::string& label : absl::GetFlag(FLAGS_label)) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(label, absl::MaxSplits('=', 1));
+    labels[kv.first] = kv.second;
+  }
+  return labels;
+}
+
 absl::StatusOr<std::vector<v1::JobSpec>> SpecsFromFlags() {
   absl::StatusOr<std::vector<Problem>> problems = ProblemsFromFlags();
   if (!problems.ok()) return problems.status();
@@ -153,10 +167,7 @@ absl::StatusOr<std::vector<v1::JobSpec>> SpecsFromFlags() {
     r.options.threads = 0;
     v1::JobSpec spec = SpecFromRequest(r);
     spec.set_priority(absl::GetFlag(FLAGS_priority));
-    for (const std::string& label : absl::GetFlag(FLAGS_label)) {
-      std::pair<std::string, std::string> kv = absl::StrSplit(label, absl::MaxSplits('=', 1));
-      (*spec.mutable_labels())[kv.first] = kv.second;
-    }
+    for (const auto& [key, value] : LabelsFromFlag()) (*spec.mutable_labels())[key] = value;
     if (!absl::GetFlag(FLAGS_request_id).empty()) {
       spec.set_request_id(problems->size() == 1 ? absl::GetFlag(FLAGS_request_id)
                                                 : absl::StrCat(absl::GetFlag(FLAGS_request_id), "-", specs.size()));
@@ -164,6 +175,23 @@ absl::StatusOr<std::vector<v1::JobSpec>> SpecsFromFlags() {
     specs.push_back(std::move(spec));
   }
   return specs;
+}
+
+// Reads a job's events to the end, showing nothing; the job as it ended.
+absl::StatusOr<v1::Job> FinalState(v1::SolverService::Stub& stub, const std::string& id,
+                                   std::unique_ptr<grpc::ClientContext> context) {
+  v1::WatchJobRequest request;
+  request.set_job_id(id);
+  auto events = stub.WatchJob(context.get(), request);
+  v1::JobEvent event;
+  std::optional<v1::Job> last;
+  while (events->Read(&event)) {
+    if (event.has_state()) last = event.state();
+  }
+  const grpc::Status s = events->Finish();
+  if (!s.ok()) return FromGrpc(s);
+  if (!last || !last->has_finish_time()) return absl::UnavailableError("the stream ended before the job finished");
+  return *last;
 }
 
 std::unique_ptr<grpc::ClientContext> Context(absl::Duration deadline) {
@@ -175,11 +203,34 @@ std::unique_ptr<grpc::ClientContext> Context(absl::Duration deadline) {
   return context;
 }
 
+// Every job that has all of `labels`, oldest first, up to a bound.
+absl::StatusOr<std::vector<std::string>> JobsWithLabels(v1::SolverService::Stub& stub,
+                                                        const std::map<std::string, std::string>& labels) {
+  constexpr int kMaxJobs = 10000;
+  std::vector<std::string> ids;
+  v1::ListJobsRequest request;
+  request.mutable_labels()->insert(labels.begin(), labels.end());
+  request.set_page_size(1000);
+  do {
+    v1::ListJobsResponse page;
+    auto context = Context(absl::Seconds(30));
+    const grpc::Status s = stub.ListJobs(context.get(), request, &page);
+    if (!s.ok()) return FromGrpc(s);
+    for (const v1::Job& job : page.jobs()) ids.push_back(job.id());
+    if (ids.size() > kMaxJobs) {
+      return absl::InvalidArgumentError(absl::StrCat("more than ", kMaxJobs, " jobs have those labels: narrow them"));
+    }
+    request.set_page_token(page.next_page_token());
+  } while (!request.page_token().empty());
+  std::reverse(ids.begin(), ids.end());
+  return ids;
+}
+
 }  // namespace
 
 bool RemoteRequested() { return !absl::GetFlag(FLAGS_server).empty(); }
 
-int RunRemote(const std::string& command) {
+int RunRemote(const std::string& command, const std::vector<std::string>& args) {
   const std::string server = absl::GetFlag(FLAGS_server);
   if (server.empty()) {
     std::cerr << "npuzzle " << command << ": give the server with --server HOST:PORT\n";
@@ -197,7 +248,7 @@ int RunRemote(const std::string& command) {
   const bool json = absl::GetFlag(FLAGS_json);
   constexpr absl::Duration kCallDeadline = absl::Seconds(30);
   const std::string job_id = absl::GetFlag(FLAGS_job);
-  if ((command == "watch" || command == "get" || command == "cancel") && job_id.empty()) {
+  if ((command == "get" || command == "cancel") && job_id.empty()) {
     std::cerr << "npuzzle " << command << ": give the job with --job ID\n";
     return kBadInput;
   }
@@ -217,7 +268,8 @@ int RunRemote(const std::string& command) {
         auto context = Context(kCallDeadline);
         const grpc::Status s = stub->SubmitJob(context.get(), request, &job);
         if (!s.ok()) return Fail(command, s);
-        std::cout << (json ? Json(job) : Summary(job)) << "\n";
+        // Ids alone, so that the output feeds `npuzzle watch` and scripts.
+        std::cout << (json ? Json(job) : job.id()) << "\n" << std::flush;
       } else {
         auto context = Context(absl::InfiniteDuration());
         auto events = stub->Solve(context.get(), request);
@@ -227,11 +279,42 @@ int RunRemote(const std::string& command) {
     return worst;
   }
   if (command == "watch") {
-    v1::WatchJobRequest request;
-    request.set_job_id(job_id);
-    auto context = Context(absl::InfiniteDuration());
-    auto events = stub->WatchJob(context.get(), request);
-    return Follow(command, *events);
+    std::vector<std::string> jobs = args;
+    if (!job_id.empty()) jobs.insert(jobs.begin(), job_id);
+    const std::map<std::string, std::string> labels = LabelsFromFlag();
+    if (!labels.empty()) {
+      absl::StatusOr<std::vector<std::string>> labelled = JobsWithLabels(*stub, labels);
+      if (!labelled.ok()) {
+        std::cerr << "npuzzle watch: " << labelled.status().message() << Hint(ToGrpc(labelled.status())) << "\n";
+        return kBadInput;
+      }
+      jobs.insert(jobs.end(), labelled->begin(), labelled->end());
+    }
+    if (jobs.empty()) {
+      std::cerr << "npuzzle watch: give the jobs: --job ID, ids as arguments, or --label K=V\n";
+      return kBadInput;
+    }
+    if (jobs.size() == 1 && labels.empty()) {
+      v1::WatchJobRequest request;
+      request.set_job_id(jobs.front());
+      auto context = Context(absl::InfiniteDuration());
+      auto events = stub->WatchJob(context.get(), request);
+      return Follow(command, *events);
+    }
+    // Several: one line each as they finish, in the order given (they run
+    // side by side on the server, so this order costs no time).
+    int worst = kAnswer;
+    for (const std::string& id : jobs) {
+      absl::StatusOr<v1::Job> job = FinalState(*stub, id, Context(absl::InfiniteDuration()));
+      if (!job.ok()) {
+        std::cerr << "npuzzle watch: " << id << ": " << job.status().message() << Hint(ToGrpc(job.status())) << "\n";
+        worst = std::max(worst, kBadInput);
+        continue;
+      }
+      std::cout << (json ? Json(*job) : Summary(*job)) << "\n" << std::flush;
+      worst = std::max(worst, ExitCodeFor(*job));
+    }
+    return worst;
   }
   if (command == "get" || command == "cancel") {
     v1::Job job;
@@ -268,10 +351,7 @@ int RunRemote(const std::string& command) {
       }
       request.add_states(s);
     }
-    for (const std::string& label : absl::GetFlag(FLAGS_label)) {
-      std::pair<std::string, std::string> kv = absl::StrSplit(label, absl::MaxSplits('=', 1));
-      (*request.mutable_labels())[kv.first] = kv.second;
-    }
+    for (const auto& [key, value] : LabelsFromFlag()) (*request.mutable_labels())[key] = value;
     request.set_page_size(absl::GetFlag(FLAGS_page_size));
     request.set_page_token(absl::GetFlag(FLAGS_page_token));
     v1::ListJobsResponse response;

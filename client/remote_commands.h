@@ -4,6 +4,7 @@
 #define NPUZZLE_CLIENT_REMOTE_COMMANDS_H_
 
 #include <string>
+#include <vector>
 
 namespace npuzzle {
 
@@ -13,7 +14,7 @@ bool RemoteRequested();
 // Runs `command`; returns the exit code: 0 for an answer, 3 when a job
 // ended without one (a limit, cancelled), 1 when it failed, 2 for bad
 // input or an unreachable or refusing server.
-int RunRemote(const std::string& command);
+int RunRemote(const std::string& command, const std::vector<std::string>& args = {});
 
 }  // namespace npuzzle
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "absl/synchronization/mutex.h"
-#include "service/grpc_status.h"
+#include "common/grpc_status.h"
 
 namespace npuzzle {
 namespace {

@@ -1,7 +1,12 @@
 // The npuzzle command line, run as a user would run it.
+#include <set>
 #include <sstream>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "engine/board_parser.h"
 #include "engine/moves.h"
 #include "engine/puzzle.h"
@@ -35,6 +40,45 @@ void ExpectReplays(const nlohmann::json& j) {
   EXPECT_EQ(*ApplyMoves(start, moves), goal) << j.dump();
   EXPECT_EQ(j["tile_moves"].get<std::vector<int>>(), *TilesMoved(start, moves));
   EXPECT_EQ(j["length"].get<size_t>(), moves.size());
+}
+
+// The flags the CLI defines in client/, from --helpfull's listing by file.
+std::set<std::string> ClientFlags() {
+  const auto r = RunCommand(Cli("--helpfull"));
+  std::set<std::string> flags;
+  bool in_client = false;
+  for (absl::string_view line : absl::StrSplit(r.out + r.err, '\n')) {
+    if (absl::StartsWith(line, "  Flags from ")) in_client = absl::StrContains(line, "/client/");
+    absl::string_view rest = line;
+    if (in_client && absl::ConsumePrefix(&rest, "    --")) flags.insert(std::string(rest.substr(0, rest.find(' '))));
+  }
+  return flags;
+}
+
+TEST(Cli, EveryCommandListsItsOwnFlags) {
+  const std::set<std::string> defined = ClientFlags();
+  ASSERT_GT(defined.size(), 30u);
+  std::set<std::string> listed;
+  for (const char* command : {"solve", "gen", "pdb", "submit", "watch", "get", "cancel", "list"}) {
+    const auto r = RunCommand(Cli(std::string(command) + " --help"));
+    EXPECT_EQ(r.exit_code, 0) << command;
+    EXPECT_THAT(r.out, HasSubstr(absl::StrCat("npuzzle ", command, " "))) << command;
+    EXPECT_THAT(r.out, ::testing::Not(HasSubstr("No flags matched"))) << command;
+    EXPECT_THAT(r.out, ::testing::Not(HasSubstr("not a flag of this program"))) << r.out;
+    for (absl::string_view line : absl::StrSplit(r.out, '\n')) {
+      absl::string_view rest = line;
+      if (absl::ConsumePrefix(&rest, "  --"))
+        listed.insert(absl::StrReplaceAll(rest.substr(0, rest.find(' ')), {{"-", "_"}}));
+    }
+  }
+  for (const std::string& flag : defined) EXPECT_TRUE(listed.count(flag)) << "--" << flag << " is in no command's help";
+  // With their defaults.
+  EXPECT_THAT(RunCommand(Cli("solve --help")).out, HasSubstr("--algorithm  bfs, dfs"));
+  EXPECT_THAT(RunCommand(Cli("solve --help")).out, HasSubstr("(default: astar)"));
+  EXPECT_THAT(RunCommand(Cli("list -h")).out, HasSubstr("--page-size  list: jobs per page (default: 50)"));
+  const auto usage = RunCommand(Cli("--help"));
+  EXPECT_EQ(usage.exit_code, 0);
+  EXPECT_THAT(usage.out, HasSubstr("npuzzle COMMAND --help"));
 }
 
 TEST(Cli, SolveJsonHasEveryField) {

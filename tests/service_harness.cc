@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/client_channel.h"
+#include "common/grpc_status.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 
@@ -154,14 +155,6 @@ std::unique_ptr<Process> StartWorker(const Coordinator& c, const TempDir& dir, c
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   return std::make_unique<Process>(argv, absl::StrCat(dir.path(), "/worker-", id, ".log"));
 }
-
-namespace {
-
-absl::Status FromGrpc(const grpc::Status& s) {
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
-}
-
-}  // namespace
 
 absl::StatusOr<v1::Job> Submit(v1::SolverService::Stub& stub, const v1::JobSpec& spec) {
   grpc::ClientContext context;
