@@ -17,8 +17,8 @@ Flags Join(std::initializer_list<Flags> parts) {
 }
 
 const Flags kProblem = {"board", "file", "rows", "cols", "goal", "goal_preset"};
-const Flags kSearch = {"algorithm", "heuristic", "weight", "pdb_preset", "pdb_groups", "max_nodes",
-                       "max_time_ms", "max_memory_mb", "max_depth", "seed", "threads"};
+const Flags kSearch = {"algorithm",   "heuristic",     "weight",    "pdb_preset", "pdb_groups", "max_nodes",
+                       "max_time_ms", "max_memory_mb", "max_depth", "seed",       "threads"};
 const Flags kTables = {"pdb_cache_mb", "pdb_mirror", "data_dir"};
 const Flags kServer = {"server", "tls_ca", "tls_server_name", "token"};
 const Flags kJobSpec = {"priority", "label", "request_id"};
@@ -28,7 +28,9 @@ const std::vector<Command>& Table() {
       {"solve", "--board B | --file F [--server HOST:PORT]",
        "solve boards, here or (with --server) as jobs on a server, following each to its result",
        Join({kProblem, kSearch, kTables, {"json", "show_steps", "progress"}, kServer, kJobSpec})},
-      {"gen", "--rows R --cols C [--walk K] [--count N] [--seed S]", "print random solvable boards, one a line",
+      {"gen",
+       "--rows R --cols C [--walk K] [--count N] [--seed S]",
+       "print random solvable boards, one a line",
        {"rows", "cols", "goal", "goal_preset", "walk", "count", "seed"}},
       {"pdb", "--rows R --cols C [--pdb-preset P | --pdb-groups G]",
        "build pattern databases into the table cache (or load them, if there)",
@@ -63,12 +65,14 @@ const Command* FindCommand(absl::string_view name) {
 
 std::string CommandList() {
   std::string out = "commands:\n";
-  for (const Command& c : Table()) absl::StrAppend(&out, "  ", c.name, std::string(8 - c.name.size(), ' '), c.summary, "\n");
+  for (const Command& c : Table())
+    absl::StrAppend(&out, "  ", c.name, std::string(8 - c.name.size(), ' '), c.summary, "\n");
   return out;
 }
 
 std::string CommandHelp(const Command& command) {
-  std::string out = absl::StrCat("npuzzle ", command.name, " ", command.synopsis, "\n\n", command.summary, "\n\nflags:\n");
+  std::string out =
+      absl::StrCat("npuzzle ", command.name, " ", command.synopsis, "\n\n", command.summary, "\n\nflags:\n");
   for (absl::string_view name : command.flags) {
     const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
     if (flag == nullptr) {
@@ -80,8 +84,7 @@ std::string CommandHelp(const Command& command) {
     // Some help texts say their default in words already.
     const bool says_default = absl::StrContains(help, "(default");
     absl::StrAppend(&out, "  --", Dashed(name), "  ", help,
-                    default_value.empty() || says_default ? "" : absl::StrCat(" (default: ", default_value, ")"),
-                    "\n");
+                    default_value.empty() || says_default ? "" : absl::StrCat(" (default: ", default_value, ")"), "\n");
   }
   return out;
 }

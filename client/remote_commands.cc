@@ -116,7 +116,21 @@ void ShowFinal(const v1::Job& job) {
   std::cout << Summary(job) << "\n";
 }
 
+// A finished job's result in the JSON a local solve prints, so scripts read
+// one shape wherever the solve ran; nullopt for other events (and for jobs
+// that ended without a result).
+std::optional<nlohmann::json> FinalResult(const v1::JobEvent& event) {
+  const v1::Job& job = event.state();
+  if (!event.has_state() || job.state() != v1::JOB_STATE_DONE || !job.has_result()) return std::nullopt;
+  absl::StatusOr<Board> start = BoardFromProto(job.start());
+  absl::StatusOr<Board> goal = BoardFromProto(job.goal());
+  if (!start.ok() || !goal.ok()) return std::nullopt;
+  return ResultToJson(*start, *goal, ResultFromProto(job.result()));
+}
+
 // Prints a job's event stream until its last event; returns the exit code.
+// With --json: each event as JSON, the last one (a finished job's) as its
+// result in the local solve's shape.
 int Follow(const std::string& command, grpc::ClientReaderInterface<v1::JobEvent>& events) {
   const bool json = absl::GetFlag(FLAGS_json);
   const bool live = !json && isatty(STDERR_FILENO);
@@ -124,7 +138,7 @@ int Follow(const std::string& command, grpc::ClientReaderInterface<v1::JobEvent>
   std::optional<v1::Job> last;
   while (events.Read(&event)) {
     if (json) {
-      std::cout << Json(event) << "\n" << std::flush;
+      std::cout << (FinalResult(event) ? FinalResult(event)->dump() : Json(event)) << "\n" << std::flush;
     } else if (event.has_progress()) {
       if (live) std::cerr << "\r\033[K" << RenderProgress(ProgressFromProto(event.progress())) << std::flush;
     } else if (!event.state().has_finish_time()) {

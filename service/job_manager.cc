@@ -10,6 +10,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "engine/solvability.h"
+#include "google/protobuf/util/time_util.h"
 #include "service/input_bounds.h"
 #include "worker/job_spec.h"
 
@@ -20,9 +21,7 @@ namespace {
 constexpr absl::Duration kStoreWait = absl::Seconds(10);
 
 void SetTime(google::protobuf::Timestamp* t, absl::Time when) {
-  const int64_t nanos = absl::ToUnixNanos(when);
-  t->set_seconds(nanos / 1000000000);
-  t->set_nanos(static_cast<int32_t>(nanos % 1000000000));
+  *t = google::protobuf::util::TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(when));
 }
 
 std::string NewJobId() {

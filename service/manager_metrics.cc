@@ -3,12 +3,13 @@
 #include <utility>
 
 #include "absl/time/time.h"
+#include "google/protobuf/util/time_util.h"
 
 namespace npuzzle {
 namespace {
 
 absl::Time TimeOf(const google::protobuf::Timestamp& t) {
-  return absl::FromUnixSeconds(t.seconds()) + absl::Nanoseconds(t.nanos());
+  return absl::FromUnixNanos(google::protobuf::util::TimeUtil::TimestampToNanoseconds(t));
 }
 
 }  // namespace

@@ -16,9 +16,9 @@
 namespace npuzzle {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::CommandResult;
 using testing::Coordinator;
+using ::testing::HasSubstr;
 using testing::RunCommand;
 using testing::TempDir;
 
@@ -37,8 +37,9 @@ class CliRemote : public ::testing::Test {
 };
 
 TEST_F(CliRemote, SubmitAFileThenWatchThemAll) {
-  const std::string boards = dir_.Write("boards", "# three 8-puzzles\n8 1 3 4 0 2 7 6 5\n\n1 2 3 4 5 6 7 0 8\n"
-                                                  "8 6 7 2 5 4 3 0 1\n");
+  const std::string boards = dir_.Write("boards",
+                                        "# three 8-puzzles\n8 1 3 4 0 2 7 6 5\n\n1 2 3 4 5 6 7 0 8\n"
+                                        "8 6 7 2 5 4 3 0 1\n");
   const CommandResult submitted = Cli("submit --goal-preset standard --label batch=file --file " + boards);
   ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
   const std::vector<std::string> ids = Lines(submitted.out);
@@ -67,9 +68,9 @@ TEST_F(CliRemote, SubmitAFileThenWatchThemAll) {
 }
 
 TEST_F(CliRemote, SubmitFromStdinAndWatchReportsTheWorst) {
-  const CommandResult submitted = RunCommand(absl::StrCat(
-      "printf '1 2 3 4 5 6 7 0 8\\n2 1 3 4 5 6 7 8 0\\n' | ", NPUZZLE_BIN_DIR, "/npuzzle submit --goal-preset standard",
-      " --file - --server ", coordinator_.client_address()));
+  const CommandResult submitted = RunCommand(absl::StrCat("printf '1 2 3 4 5 6 7 0 8\\n2 1 3 4 5 6 7 8 0\\n' | ",
+                                                          NPUZZLE_BIN_DIR, "/npuzzle submit --goal-preset standard",
+                                                          " --file - --server ", coordinator_.client_address()));
   ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
   const std::vector<std::string> ids = Lines(submitted.out);
   ASSERT_EQ(ids.size(), 2u);
@@ -90,6 +91,28 @@ TEST_F(CliRemote, SubmitFromStdinAndWatchReportsTheWorst) {
   const CommandResult nothing_labelled = Cli("watch --label batch=none");
   EXPECT_EQ(nothing_labelled.exit_code, 2);
   EXPECT_THAT(Cli("get job-x").err, HasSubstr("unexpected argument 'job-x'"));
+}
+
+// A script reads one result shape whether the solve ran here or on a server.
+TEST_F(CliRemote, SolveJsonEndsWithTheLocalShape) {
+  const CommandResult remote = Cli("solve --board '8 1 3 4 0 2 7 6 5' --json");
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  const CommandResult local =
+      RunCommand(absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle solve --board '8 1 3 4 0 2 7 6 5' --json"));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  const nlohmann::json here = nlohmann::json::parse(Lines(local.out).back());
+  const std::vector<std::string> lines = Lines(remote.out);
+  ASSERT_GE(lines.size(), 2u) << remote.out;
+  EXPECT_TRUE(nlohmann::json::parse(lines.front()).contains("state")) << "events come first";
+  const nlohmann::json there = nlohmann::json::parse(lines.back());
+  std::vector<std::string> here_keys, there_keys;
+  for (const auto& [key, value] : here.items()) here_keys.push_back(key);
+  for (const auto& [key, value] : there.items()) there_keys.push_back(key);
+  EXPECT_EQ(here_keys, there_keys);
+  for (const char* same : {"start", "goal", "rows", "cols", "moves", "tile_moves", "length", "optimal", "status",
+                           "algorithm", "heuristic", "expanded", "start_h"}) {
+    EXPECT_EQ(here[same], there[same]) << same;
+  }
 }
 
 }  // namespace
