@@ -1,4 +1,4 @@
-// MetricsServer: serves a MetricsRegistry at GET /metrics over HTTP (with
+// MetricsServer: serves Metrics at GET /metrics over HTTP (with
 // libmicrohttpd, on its own thread) for Prometheus to scrape, answers
 // GET /healthz with "ok" while the process runs, and GET /readyz with 200
 // or 503 as the program says it is ready. Kubernetes probes use these
@@ -21,7 +21,7 @@ class MetricsServer {
  public:
   // What the server reads; both must outlive it. `ready` unset: always.
   struct Endpoints {
-    const MetricsRegistry* registry;
+    const Metrics* metrics;
     std::function<bool()> ready;
   };
 

@@ -115,7 +115,7 @@ class JobManager {
 
   // The coordinator's Prometheus metrics. Scraping calls into the manager,
   // so whatever serves them must stop before the manager is destroyed.
-  const MetricsRegistry& metrics() const { return metrics_.registry(); }
+  const Metrics& metrics() const { return metrics_.metrics(); }
 
  private:
   struct Active {

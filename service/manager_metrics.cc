@@ -15,7 +15,7 @@ absl::Time TimeOf(const google::protobuf::Timestamp& t) {
 }  // namespace
 
 ManagerMetrics::ManagerMetrics(Sources sources) : sources_(std::move(sources)) {
-  MetricsRegistry& m = registry_;
+  Metrics& m = metrics_;
   const std::string finished = "npuzzle_jobs_finished_total";
   const std::string finished_help = "jobs that reached a final state, by that state";
   const std::string requeues = "npuzzle_job_requeues_total";

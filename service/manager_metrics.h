@@ -59,24 +59,24 @@ class ManagerMetrics {
     writes_->Increment(static_cast<double>(writes));
   }
 
-  const MetricsRegistry& registry() const { return registry_; }
+  const Metrics& metrics() const { return metrics_; }
 
  private:
   std::vector<Sample> PerWorker(double WorkerGauges::*value) const;
 
   const Sources sources_;
-  MetricsRegistry registry_;
-  Counter* submitted_;
-  Counter* done_;
-  Counter* failed_;
-  Counter* cancelled_;
-  Counter* attempts_;
-  Counter* requeued_lost_;
-  Counter* requeued_released_;
-  Counter* nodes_expanded_;
-  Counter* commits_;
-  Counter* writes_;
-  Histogram* latency_;
+  Metrics metrics_;
+  prometheus::Counter* submitted_;
+  prometheus::Counter* done_;
+  prometheus::Counter* failed_;
+  prometheus::Counter* cancelled_;
+  prometheus::Counter* attempts_;
+  prometheus::Counter* requeued_lost_;
+  prometheus::Counter* requeued_released_;
+  prometheus::Counter* nodes_expanded_;
+  prometheus::Counter* commits_;
+  prometheus::Counter* writes_;
+  prometheus::Histogram* latency_;
 };
 
 }  // namespace npuzzle

@@ -1,4 +1,5 @@
-// The Prometheus exposition and its HTTP endpoint.
+// Metrics on prometheus-cpp (families shared by name, gauges collected at
+// scrape time) and the HTTP endpoint that serves them.
 #include "common/metrics.h"
 
 #include <thread>
@@ -16,43 +17,43 @@ using ::testing::HasSubstr;
 using testing::HttpGet;
 using testing::MetricValue;
 
-TEST(Metrics, RendersFamiliesWithHelpTypeAndLabels) {
-  MetricsRegistry r;
-  Counter* done = r.AddCounter("jobs_total", "jobs ended", {{"state", "done"}});
-  Counter* failed = r.AddCounter("jobs_total", "ignored: the family has its help", {{"state", "failed"}});
-  Gauge* depth = r.AddGauge("queue_depth", "waiting");
+TEST(Metrics, OneFamilyPerNameWithHelpTypeAndLabels) {
+  Metrics r;
+  prometheus::Counter* done = r.AddCounter("jobs_total", "jobs ended", {{"state", "done"}});
+  prometheus::Counter* failed = r.AddCounter("jobs_total", "jobs ended", {{"state", "failed"}});
+  prometheus::Gauge* depth = r.AddGauge("queue_depth", "waiting");
   done->Increment(3);
   failed->Increment();
   depth->Set(7);
-  depth->Add(-2);
-  EXPECT_EQ(r.Render(),
-            "# HELP jobs_total jobs ended\n"
-            "# TYPE jobs_total counter\n"
-            "jobs_total{state=\"done\"} 3\n"
-            "jobs_total{state=\"failed\"} 1\n"
-            "# HELP queue_depth waiting\n"
-            "# TYPE queue_depth gauge\n"
-            "queue_depth 5\n");
+  depth->Decrement(2);
+  const std::string text = r.Render();
+  EXPECT_THAT(text, HasSubstr("# HELP jobs_total jobs ended\n# TYPE jobs_total counter\n"));
+  EXPECT_EQ(text.find("# HELP jobs_total"), text.rfind("# HELP jobs_total")) << "one family: " << text;
+  EXPECT_EQ(MetricValue(text, "jobs_total{state=\"done\"}"), 3);
+  EXPECT_EQ(MetricValue(text, "jobs_total{state=\"failed\"}"), 1);
+  EXPECT_THAT(text, HasSubstr("# TYPE queue_depth gauge\nqueue_depth 5\n"));
 }
 
 TEST(Metrics, CountersNeverGoDown) {
-  MetricsRegistry r;
-  Counter* c = r.AddCounter("c", "c");
+  Metrics r;
+  prometheus::Counter* c = r.AddCounter("c", "c");
   c->Increment(2);
   c->Increment(-5);
   EXPECT_EQ(c->Value(), 2);
 }
 
-TEST(Metrics, EscapesLabelValuesAndHelp) {
-  MetricsRegistry r;
-  r.AddGauge("g", "line one\nback\\slash", {{"worker", "a\"b\\c\nd"}})->Set(1);
+// Worker ids and tenants come from outside.
+TEST(Metrics, EscapesLabelValues) {
+  Metrics r;
+  r.AddGauge("g", "a gauge", {{"worker", "a\"b\\c\nd"}})->Set(1);
+  r.AddCollectedGauge("h", "collected", [] { return std::vector<Sample>{{{{"tenant", "x\"y"}}, 2}}; });
   const std::string text = r.Render();
-  EXPECT_THAT(text, HasSubstr("# HELP g line one\\nback\\\\slash\n"));
   EXPECT_THAT(text, HasSubstr("g{worker=\"a\\\"b\\\\c\\nd\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("h{tenant=\"x\\\"y\"} 2\n"));
 }
 
 TEST(Metrics, LargeCountsKeepEveryDigit) {
-  MetricsRegistry r;
+  Metrics r;
   r.AddCounter("nodes_total", "n")->Increment(202900000123.0);
   r.AddGauge("rate", "r")->Set(0.25);
   const std::string text = r.Render();
@@ -61,8 +62,8 @@ TEST(Metrics, LargeCountsKeepEveryDigit) {
 }
 
 TEST(Metrics, HistogramBucketsAreCumulative) {
-  MetricsRegistry r;
-  Histogram* h = r.AddHistogram("latency_seconds", "l", {0.01, 0.1, 1});
+  Metrics r;
+  prometheus::Histogram* h = r.AddHistogram("latency_seconds", "l", {0.01, 0.1, 1});
   for (double v : {0.005, 0.01, 0.05, 0.5, 3.0}) h->Observe(v);
   const std::string text = r.Render();
   EXPECT_THAT(text, HasSubstr("# TYPE latency_seconds histogram\n"));
@@ -75,7 +76,7 @@ TEST(Metrics, HistogramBucketsAreCumulative) {
 }
 
 TEST(Metrics, CollectedGaugesAreReadAtEveryScrape) {
-  MetricsRegistry r;
+  Metrics r;
   int workers = 1;
   r.AddCollectedGauge("free_slots", "per worker", [&] {
     std::vector<Sample> samples;
@@ -88,14 +89,22 @@ TEST(Metrics, CollectedGaugesAreReadAtEveryScrape) {
   EXPECT_EQ(MetricValue(r.Render(), "free_slots{worker=\"w1\"}"), 1.5);
 }
 
+TEST(Metrics, CollectedLabelsKeepTheirOrder) {
+  Metrics r;
+  r.AddCollectedGauge("tenant_jobs", "t", [] {
+    return std::vector<Sample>{{{{"tenant", "a"}, {"state", "queued"}}, 4}};
+  });
+  EXPECT_EQ(MetricValue(r.Render(), "tenant_jobs{tenant=\"a\",state=\"queued\"}"), 4);
+}
+
 TEST(Metrics, ExponentialBuckets) {
   EXPECT_THAT(ExponentialBuckets(0.001, 10, 4),
               ::testing::ElementsAre(0.001, 0.01, 0.1, ::testing::DoubleNear(1, 1e-12)));
 }
 
 TEST(MetricsServer, ServesTheRegistryOverHttp) {
-  MetricsRegistry r;
-  Counter* c = r.AddCounter("scrapes_seen_total", "s");
+  Metrics r;
+  prometheus::Counter* c = r.AddCounter("scrapes_seen_total", "s");
   absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start("127.0.0.1:0", {&r, nullptr});
   ASSERT_TRUE(server.ok()) << server.status();
   const int port = (*server)->port();
@@ -113,7 +122,7 @@ TEST(MetricsServer, ServesTheRegistryOverHttp) {
 }
 
 TEST(MetricsServer, ReadyzFollowsTheProgram) {
-  MetricsRegistry r;
+  Metrics r;
   std::atomic<bool> ready = false;
   auto server = MetricsServer::Start("127.0.0.1:0", {&r, [&ready] { return ready.load(); }});
   ASSERT_TRUE(server.ok()) << server.status();
@@ -124,8 +133,8 @@ TEST(MetricsServer, ReadyzFollowsTheProgram) {
 }
 
 TEST(MetricsServer, ConcurrentScrapesWhileUpdating) {
-  MetricsRegistry r;
-  Counter* c = r.AddCounter("ticks_total", "t");
+  Metrics r;
+  prometheus::Counter* c = r.AddCounter("ticks_total", "t");
   auto server = MetricsServer::Start("127.0.0.1:0", {&r, nullptr});
   ASSERT_TRUE(server.ok());
   std::atomic<bool> stop = false;
@@ -145,7 +154,7 @@ TEST(MetricsServer, ConcurrentScrapesWhileUpdating) {
 }
 
 TEST(MetricsServer, NamesABadAddress) {
-  MetricsRegistry r;
+  Metrics r;
   auto bad = MetricsServer::Start("nonsense", {&r, nullptr});
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("nonsense"));

@@ -29,7 +29,7 @@ void Log(const std::string& id, const std::string& message) {
 WorkerAgent::WorkerAgent(AgentOptions options) : options_(std::move(options)) { RegisterMetrics(); }
 
 void WorkerAgent::RegisterMetrics() {
-  MetricsRegistry& m = metrics_;
+  Metrics& m = metrics_;
   const std::string jobs = "npuzzle_worker_jobs_total";
   const std::string jobs_help = "jobs this worker ended: finished (result reported) or released (handed back)";
   expanded_ = m.AddCounter("npuzzle_worker_nodes_expanded_total", "states this worker's searches expanded");

@@ -53,7 +53,7 @@ class WorkerAgent {
   void Drain();
 
   // The worker's Prometheus metrics.
-  const MetricsRegistry& metrics() const { return metrics_; }
+  const Metrics& metrics() const { return metrics_; }
 
  private:
   using Stream = grpc::ClientReaderWriter<v1::WorkerMessage, v1::CoordinatorMessage>;
@@ -83,10 +83,10 @@ class WorkerAgent {
   std::vector<Sample> Sum(const std::function<double(const Job&)>& value);
 
   const AgentOptions options_;
-  MetricsRegistry metrics_;
-  Counter* expanded_;
-  Counter* finished_;
-  Counter* released_;
+  Metrics metrics_;
+  prometheus::Counter* expanded_;
+  prometheus::Counter* finished_;
+  prometheus::Counter* released_;
 
   absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<Job>> jobs_ ABSL_GUARDED_BY(mu_);

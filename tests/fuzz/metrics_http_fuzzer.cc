@@ -17,7 +17,7 @@ namespace npuzzle {
 namespace {
 
 struct Fixture {
-  MetricsRegistry registry;
+  Metrics registry;
   std::unique_ptr<MetricsServer> server;
 };
 
