@@ -54,8 +54,6 @@ std::string Dashed(absl::string_view name) { return absl::StrReplaceAll(name, {{
 
 }  // namespace
 
-std::span<const Command> Commands() { return Table(); }
-
 const Command* FindCommand(absl::string_view name) {
   for (const Command& c : Table()) {
     if (c.name == name) return &c;

@@ -3,7 +3,6 @@
 #ifndef NPUZZLE_CLIENT_COMMANDS_H_
 #define NPUZZLE_CLIENT_COMMANDS_H_
 
-#include <span>
 #include <string>
 #include <vector>
 
@@ -18,7 +17,6 @@ struct Command {
   std::vector<absl::string_view> flags;  // flag names as defined (snake_case)
 };
 
-std::span<const Command> Commands();
 const Command* FindCommand(absl::string_view name);
 
 // "commands:" and one line per command.

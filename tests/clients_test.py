@@ -2,15 +2,17 @@
 """The Go and Node.js clients end to end: the same checks against a real
 server with a local worker on loopback, run once per client.
 
-    clients_test.py --bin BUILD/bin --client "BUILD/bin/npuzzle-go"
-    clients_test.py --bin BUILD/bin --client "node client/node/npuzzle.mjs"
+    clients_test.py --bin BUILD/bin --make-certs scripts/make-certs --client "BUILD/bin/npuzzle-go"
+    clients_test.py --bin BUILD/bin --make-certs scripts/make-certs --client "node client/node/npuzzle.mjs"
 
 Both clients take the same commands and flags, so one test serves both: a
 solve whose moves replay to the goal, a watched job's progress events, a
-cancel, a list with a label filter, and a non-zero exit for an unknown job.
+cancel, a list with a label filter, and a non-zero exit for an unknown job;
+then TLS and a bearer token against a secured server.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import shlex
@@ -31,23 +33,34 @@ ARGS = None
 LONG_BOARD = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"
 
 
-class ClientTest(unittest.TestCase):
+def start_server(directory, *flags):
+    """A server with one local worker; returns the process and its client address."""
+    ports = os.path.join(directory, "ports")
+    server = subprocess.Popen(
+        [os.path.join(ARGS.bin, "npuzzle-server"), "--listen=127.0.0.1:0", "--worker-listen=127.0.0.1:0",
+         f"--data-dir={directory}/data", "--local-workers=1", f"--port-file={ports}", "--metrics-listen=",
+         "--http-listen=", "--worker-progress-ms=100", *flags],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 15
+    while not os.path.exists(ports) and time.time() < deadline:
+        time.sleep(0.02)
+    with open(ports) as f:
+        return server, f"127.0.0.1:{f.read().split()[0]}"
+
+
+class ServerTestCase(unittest.TestCase):
+    """One server for the class; the client's command line built for it."""
+    server_flags = ()
+
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="npuzzle-clients-")
-        ports = os.path.join(cls.dir, "ports")
-        cls.server = subprocess.Popen(
-            [os.path.join(ARGS.bin, "npuzzle-server"), "--listen=127.0.0.1:0", "--worker-listen=127.0.0.1:0",
-             f"--data-dir={cls.dir}/data", "--local-workers=1", f"--port-file={ports}", "--metrics-listen=",
-             "--http-listen=", "--worker-progress-ms=100"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        deadline = time.time() + 15
-        while not os.path.exists(ports) and time.time() < deadline:
-            time.sleep(0.02)
-        with open(ports) as f:
-            cls.address = f"127.0.0.1:{f.read().split()[0]}"
-        # Labels unique to this run, so the list checks see only its jobs.
-        cls.team = f"t{uuid.uuid4().hex[:8]}"
+        cls.prepare()
+        cls.server, cls.address = start_server(cls.dir, *cls.server_flags)
+
+    @classmethod
+    def prepare(cls):
+        pass
 
     @classmethod
     def tearDownClass(cls):
@@ -55,12 +68,20 @@ class ClientTest(unittest.TestCase):
         cls.server.wait()
         shutil.rmtree(cls.dir, ignore_errors=True)
 
-    def command(self, *args, json_output=False):
-        return [*shlex.split(ARGS.client), "--server", self.address, *(["--json"] if json_output else []), *args]
+    def command(self, *args, json_output=False, security=()):
+        return [*shlex.split(ARGS.client), "--server", self.address, *security,
+                *(["--json"] if json_output else []), *args]
 
-    def run_client(self, *args, json_output=False, timeout=60):
-        return subprocess.run(self.command(*args, json_output=json_output), capture_output=True, text=True,
-                              timeout=timeout)
+    def run_client(self, *args, json_output=False, timeout=60, security=(), env=None):
+        return subprocess.run(self.command(*args, json_output=json_output, security=security), capture_output=True,
+                              text=True, timeout=timeout, env=env)
+
+
+class ClientTest(ServerTestCase):
+    @classmethod
+    def prepare(cls):
+        # Labels unique to this run, so the list checks see only its jobs.
+        cls.team = f"t{uuid.uuid4().hex[:8]}"
 
     def test_solve_and_the_moves_replay(self):
         board = [8, 6, 7, 2, 5, 4, 3, 0, 1]
@@ -138,9 +159,50 @@ class ClientTest(unittest.TestCase):
         self.assertIn('label "nolabel" is not KEY=VALUE', r.stderr)
 
 
+class SecuredServerTest(ServerTestCase):
+    """TLS with a CA made by scripts/make-certs, and a bearer token."""
+
+    @classmethod
+    def prepare(cls):
+        certs = os.path.join(cls.dir, "certs")
+        subprocess.run([ARGS.make_certs, certs], check=True, capture_output=True)
+        cls.ca = os.path.join(certs, "ca.pem")
+        tokens = os.path.join(cls.dir, "tokens")
+        with open(tokens, "w") as f:
+            f.write(f"team {hashlib.sha256(b'team-secret').hexdigest()}\n")
+        cls.server_flags = (f"--tls-cert={certs}/server.pem", f"--tls-key={certs}/server.key",
+                            f"--auth-tokens={tokens}", f"--local-worker-tls-ca={cls.ca}")
+
+    def test_tls_and_a_token(self):
+        r = self.run_client("solve", "--board", "8 1 3 4 0 2 7 6 5",
+                            security=("--tls-ca", self.ca, "--token", "team-secret"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("solved in 14 moves (optimal)", r.stdout)
+
+    def test_the_token_from_the_environment(self):
+        env = dict(os.environ, NPUZZLE_TOKEN="team-secret")
+        r = self.run_client("list", security=("--tls-ca", self.ca), env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_errors_say_which_setting_is_missing(self):
+        env = {k: v for k, v in os.environ.items() if k != "NPUZZLE_TOKEN"}
+        r = self.run_client("get", "job-x", security=("--tls-ca", self.ca), env=env)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("UNAUTHENTICATED", r.stderr)
+        self.assertIn("the server wants a token", r.stderr)
+        r = self.run_client("get", "job-x", security=("--tls-ca", self.ca, "--token", "wrong"), env=env)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("is wrong", r.stderr)
+        r = self.run_client("get", "job-x", security=("--token", "team-secret"), env=env, timeout=60)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("give", r.stderr)
+        self.assertIn("tls-ca", r.stderr)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--client", required=True, help="the client's command line, before its flags")
+    parser.add_argument("--make-certs", required=True)
     ARGS, rest = parser.parse_known_args()
     unittest.main(argv=[sys.argv[0], *rest])
