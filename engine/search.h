@@ -51,6 +51,16 @@ struct Progress {
   std::string activity;
 };
 
+// A finished iteration of an iterative-deepening search: no solution is
+// shorter than `next_bound`, so a search resumed there (SearchOptions::
+// resume_bound) finds the same optimal length. The counts are this run's.
+struct IterationCheckpoint {
+  int next_bound = 0;
+  uint64_t expanded = 0;
+  uint64_t generated = 0;
+  int iterations = 0;
+};
+
 // Set from any thread; searches notice within a few milliseconds.
 class CancelToken {
  public:
@@ -68,6 +78,14 @@ struct SearchOptions {
   absl::Duration progress_interval = absl::Milliseconds(250);
   const CancelToken* cancel = nullptr;
   int threads = 1;  // searches that can split their work use this many
+  // IDA*: start at this bound, every lower one being known to hold no
+  // solution (a checkpoint of an earlier run); 0 or below h(start): at
+  // h(start). A bound above the optimal length would lose optimality, so
+  // only a checkpoint's next_bound belongs here.
+  int resume_bound = 0;
+  // IDA*: called on the search's thread after each iteration that found
+  // nothing, before the next one starts.
+  std::function<void(const IterationCheckpoint&)> on_checkpoint;
 };
 
 struct SearchStats {

@@ -114,9 +114,13 @@ bool SearchMonitor::CheckIn(WorkCounter& c) {
   return true;
 }
 
-uint64_t SearchMonitor::Generated(const WorkCounter& c) const {
+SearchStats SearchMonitor::Totals(const WorkCounter& c) const {
   absl::MutexLock lock(&mu_);
-  return totals_.generated + c.generated;
+  SearchStats s = totals_;
+  s.expanded += c.expanded;
+  s.generated += c.generated;
+  s.iterations = iterations_.load(std::memory_order_relaxed);
+  return s;
 }
 
 SearchStats SearchMonitor::Finish(WorkCounter& c, int start_h) {

@@ -71,8 +71,9 @@ class SearchMonitor {
   // For threads that finish before the caller's own counter does.
   void Flush(WorkCounter& c);
 
-  // Nodes generated so far: what has been flushed plus `c`'s share.
-  uint64_t Generated(const WorkCounter& c) const;
+  // Work so far (expanded, generated, iterations): what has been flushed
+  // plus `c`'s share.
+  SearchStats Totals(const WorkCounter& c) const;
 
  private:
   void FlushLocked(WorkCounter& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -423,6 +423,17 @@ void JobManager::Received(WorkerLink* link, const v1::WorkerMessage& m) {
         events_.Progress(a->job.id(), m.progress().progress());
       }
       break;
+    case v1::WorkerMessage::kCheckpoint:
+      if (Active* a = Assigned(*w, m.checkpoint().job_id(), m.checkpoint().attempt())) {
+        // Durable before the worker could be lost again; watchers see the
+        // threshold in progress, so this is no event of its own.
+        const v1::Checkpoint& c = m.checkpoint().checkpoint();
+        if (c.bound() > a->job.checkpoint().bound()) {
+          *a->job.mutable_checkpoint() = c;
+          Store(a->job, 0, [](const absl::Status&) {});
+        }
+      }
+      break;
     case v1::WorkerMessage::kFinished:
       HandleFinished(*w, m.finished());
       break;
@@ -533,6 +544,7 @@ void JobManager::SendAssignment(const Active& a, Worker& w) {
   assign->set_job_id(a.job.id());
   assign->set_attempt(a.job.attempt());
   *assign->mutable_spec() = a.job.spec();
+  if (a.job.has_checkpoint()) *assign->mutable_checkpoint() = a.job.checkpoint();
   w.link->Send(m);
 }
 

@@ -459,6 +459,49 @@ TEST_F(JobManagerTest, ReleasedJobsGoBackWithoutPenalty) {
   EXPECT_EQ(link->Assignments().size(), 1u);  // draining: nothing new
 }
 
+v1::WorkerMessage CheckpointOf(const v1::Assignment& a, int bound, uint64_t expanded) {
+  v1::WorkerMessage m;
+  m.mutable_checkpoint()->set_job_id(a.job_id());
+  m.mutable_checkpoint()->set_attempt(a.attempt());
+  m.mutable_checkpoint()->mutable_checkpoint()->set_bound(bound);
+  m.mutable_checkpoint()->mutable_checkpoint()->set_expanded(expanded);
+  return m;
+}
+
+// A lost attempt's last finished threshold is stored, and the next attempt
+// starts there, on another worker or after a coordinator restart; an
+// earlier (reordered) or stale attempt's checkpoint changes nothing.
+TEST_F(JobManagerTest, CheckpointsAreStoredAndTheNextAttemptResumes) {
+  const v1::Job job = *manager_->Submit(Spec());
+  auto w1 = Connect("w1");
+  const v1::Assignment first = w1->Assignments().at(0);
+  EXPECT_FALSE(first.has_checkpoint());
+  Receive(w1.get(), CheckpointOf(first, 30, 1000));
+  Receive(w1.get(), CheckpointOf(first, 32, 5000));
+  Receive(w1.get(), CheckpointOf(first, 30, 9999));
+  EXPECT_EQ(store_->Get(job.id())->checkpoint().bound(), 32);
+  EXPECT_EQ(store_->Get(job.id())->checkpoint().expanded(), 5000u);
+  EXPECT_EQ(Get(job.id()).checkpoint().bound(), 32);
+
+  Disconnect(w1.get());
+  auto w2 = Connect("w2");
+  const v1::Assignment second = w2->Assignments().at(0);
+  EXPECT_EQ(second.attempt(), 2);
+  EXPECT_EQ(second.checkpoint().bound(), 32);
+  EXPECT_EQ(second.checkpoint().expanded(), 5000u);
+  Receive(w2.get(), CheckpointOf(first, 40, 1));  // attempt 1 is over
+  EXPECT_EQ(Get(job.id()).checkpoint().bound(), 32);
+  Receive(w2.get(), CheckpointOf(second, 34, 8000));
+
+  Restart();  // the coordinator dies too
+  auto w3 = Connect("w3");
+  const v1::Assignment third = w3->Assignments().at(0);
+  EXPECT_EQ(third.checkpoint().bound(), 34);
+  EXPECT_EQ(third.checkpoint().expanded(), 8000u);
+  Receive(w3.get(), Finished(third));
+  EXPECT_EQ(store_->Get(job.id())->state(), v1::JOB_STATE_DONE);
+}
+
 TEST_F(JobManagerTest, AfterARestartReconnectingWorkersKeepTheirJobs) {
   const std::string kept = manager_->Submit(Spec())->id();
   const std::string done = manager_->Submit(Spec())->id();

@@ -331,6 +331,49 @@ TEST(Service, KilledWorkersJobFinishesOnAnotherWorker) {
   ExpectReplays(done);
 }
 
+// An IDA* job whose worker is killed after some thresholds finished goes on
+// from the last one stored on another worker, and still answers the
+// optimal length, once. Korf's first instance with Manhattan distance runs
+// nine thresholds (41 to 57), each several times the one before.
+TEST(Service, KilledWorkersIdaStarJobResumesAtItsCheckpoint) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  auto a = StartWorker(c, dir, "a");
+  v1::JobSpec spec = SpecFor("14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "blank-first", "idastar", "manhattan");
+  spec.set_threads(1);
+  const std::string id = Submit(c.stub(), spec)->id();
+  ASSERT_TRUE(AwaitState(c.stub(), id, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+  int bound = 0;
+  const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(30));
+  while (bound < 55 && absl::Now() < deadline) {
+    absl::StatusOr<v1::Job> job = GetJob(c.stub(), id);
+    ASSERT_TRUE(job.ok()) << job.status();
+    ASSERT_EQ(job->state(), v1::JOB_STATE_RUNNING) << "finished before the kill";
+    bound = job->checkpoint().bound();
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  ASSERT_GE(bound, 55);
+  a->Signal(SIGKILL);
+  auto b = StartWorker(c, dir, "b");
+
+  const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(120));
+  ASSERT_EQ(w.finals(), 1);
+  const v1::Job& done = *w.final_job();
+  EXPECT_EQ(done.state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(done.result().length(), 57);
+  EXPECT_TRUE(done.result().optimal());
+  EXPECT_EQ(done.worker_id(), "b");
+  EXPECT_EQ(done.attempt(), 2);
+  EXPECT_EQ(done.lost_attempts(), 1);
+  // b started at the stored threshold (or a later one, had a's last
+  // checkpoint landed after the poll), and the counts span both attempts.
+  EXPECT_GE(done.result().stats().resumed_from_bound(), bound);
+  EXPECT_EQ(done.result().stats().iterations(), 9);
+  EXPECT_GE(done.result().stats().expanded(), done.checkpoint().expanded());
+  ExpectReplays(done);
+}
+
 TEST(Service, KilledCoordinatorLosesNothingAndReportsEachJobOnce) {
   testing::TempDir dir;
   Coordinator c(dir, 0);

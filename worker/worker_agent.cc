@@ -24,6 +24,24 @@ void Log(const std::string& id, const std::string& message) {
             << ": " << message << std::endl;
 }
 
+// A checkpoint of this run, counting what the run it resumed had done.
+v1::Checkpoint WithEarlierWork(const v1::Checkpoint& earlier, const IterationCheckpoint& c) {
+  v1::Checkpoint out;
+  out.set_bound(c.next_bound);
+  out.set_expanded(earlier.expanded() + c.expanded);
+  out.set_generated(earlier.generated() + c.generated);
+  out.set_iterations(earlier.iterations() + c.iterations);
+  return out;
+}
+
+// A resumed run's statistics, for the whole job.
+void AddEarlierWork(const v1::Checkpoint& earlier, v1::Stats* stats) {
+  stats->set_resumed_from_bound(earlier.bound());
+  stats->set_expanded(stats->expanded() + earlier.expanded());
+  stats->set_generated(stats->generated() + earlier.generated());
+  stats->set_iterations(stats->iterations() + earlier.iterations());
+}
+
 }  // namespace
 
 WorkerAgent::WorkerAgent(AgentOptions options) : options_(std::move(options)) { RegisterMetrics(); }
@@ -176,6 +194,7 @@ void WorkerAgent::StartJob(const v1::Assignment& assignment) {
   auto job = std::make_shared<Job>();
   job->id = assignment.job_id();
   job->attempt = assignment.attempt();
+  job->resume = assignment.checkpoint();
   {
     absl::MutexLock lock(&mu_);
     if (jobs_.contains(job->id)) return;  // a repeat
@@ -211,6 +230,7 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, v1::JobSpec spec) {
   v1::JobFinished* finished = done.mutable_finished();
   finished->set_job_id(job->id);
   finished->set_attempt(job->attempt);
+  uint64_t run_expanded = 0;
   absl::StatusOr<SolveRequest> request = RequestFromSpec(spec);
   if (request.ok()) {
     request->heuristic_options.pdb_dir = options_.pdb_dir;
@@ -225,9 +245,20 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, v1::JobSpec spec) {
       job->node_rate = job->unsent_progress->nodes_per_second();
       CountExpanded(*job, job->unsent_progress->expanded());
     };
+    // Checkpoints go out as they happen: each is what a lost attempt saves.
+    request->options.resume_bound = job->resume.bound();
+    request->options.on_checkpoint = [this, job](const IterationCheckpoint& c) {
+      v1::WorkerMessage m;
+      m.mutable_checkpoint()->set_job_id(job->id);
+      m.mutable_checkpoint()->set_attempt(job->attempt);
+      *m.mutable_checkpoint()->mutable_checkpoint() = WithEarlierWork(job->resume, c);
+      Send(m);
+    };
     absl::StatusOr<SolveResult> result = Solve(*request);
     if (result.ok()) {
+      run_expanded = result->stats.expanded;
       *finished->mutable_result() = ResultToProto(*result);
+      if (job->resume.bound() > 0) AddEarlierWork(job->resume, finished->mutable_result()->mutable_stats());
     } else {
       finished->set_error(std::string(result.status().message()));
     }
@@ -238,7 +269,7 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, v1::JobSpec spec) {
   {
     absl::MutexLock lock(&mu_);
     release = job->release;
-    CountExpanded(*job, finished->result().stats().expanded());
+    CountExpanded(*job, run_expanded);
     (release ? released_ : finished_)->Increment();
     if (!release) {
       recent_.push_back(*finished);

@@ -61,6 +61,7 @@ class WorkerAgent {
   struct Job {
     std::string id;
     int attempt = 0;
+    v1::Checkpoint resume;  // where an earlier attempt got to
     CancelToken cancel;
     bool release = false;  // stopped for shutdown: hand back, don't report
     std::optional<v1::Progress> unsent_progress;

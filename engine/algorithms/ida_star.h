@@ -241,7 +241,7 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
   std::optional<Frontier<H>> frontier;
   std::optional<std::vector<Dir>> path;
   SearchStatus exhausted = SearchStatus::kUnsolvable;
-  for (int bound = start_h;;) {
+  for (int bound = std::max(start_h, p.options.resume_bound);;) {
     if (max_depth != 0 && bound > max_depth) {
       exhausted = SearchStatus::kDepthLimit;
       break;
@@ -258,9 +258,13 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
     if (pass.found) path = std::move(pass.path);
     if (pass.found || pass.stopped || pass.next_bound == INT_MAX) break;
     bound = pass.next_bound;
+    const SearchStats so_far = monitor.Totals(c);
+    if (p.options.on_checkpoint) {
+      p.options.on_checkpoint({bound, so_far.expanded, so_far.generated, so_far.iterations});
+    }
     // The next bound exceeds every depth a frontier node sits at, so a
     // solution found below the frontier is exactly `bound` long.
-    if (!frontier && p.options.threads > 1 && monitor.Generated(c) >= kParallelAfterGenerated) {
+    if (!frontier && p.options.threads > 1 && so_far.generated >= kParallelAfterGenerated) {
       frontier = Frontier<H>::Grow(p, kSubtreesPerThread * p.options.threads, bound - 1, c);
     }
   }

@@ -64,6 +64,41 @@ async function check(page, url) {
   assert.equal(await boardOf(page), "1 2 3 8 0 4 7 6 5");
   await page.select("#goal-preset", "standard");
 
+  // "Random board" draws uniformly from the solvable boards: on 2x2, the
+  // 12 boards a breadth-first search from the goal reaches, each about
+  // equally often, and nothing else.
+  await page.select("#rows", "2");
+  await page.select("#cols", "2");
+  const reachable = new Set(["1 2 3 0"]);
+  for (let frontier = ["1 2 3 0"]; frontier.length;) {
+    const next = [];
+    for (const board of frontier) {
+      const t = board.split(" ").map(Number), b = t.indexOf(0);
+      for (const n of [b - 2, b + 2, b % 2 ? b - 1 : b + 1]) {
+        if (n < 0 || n > 3) continue;
+        const u = t.slice();
+        [u[b], u[n]] = [u[n], u[b]];
+        const key = u.join(" ");
+        if (!reachable.has(key)) { reachable.add(key); next.push(key); }
+      }
+    }
+    frontier = next;
+  }
+  assert.equal(reachable.size, 12);
+  const boards = await page.evaluate(() => Array.from({ length: 1200 }, () => {
+    document.getElementById("random").click();
+    return document.getElementById("board").dataset.tiles;
+  }));
+  const drawn = new Map();
+  for (const board of boards) drawn.set(board, (drawn.get(board) || 0) + 1);
+  for (const [board, count] of drawn) {
+    assert.ok(reachable.has(board), `random board ${board} cannot reach the goal`);
+    assert.ok(count > 50 && count < 150, `board ${board} drawn ${count} times in 1200 (expected about 100)`);
+  }
+  assert.equal(drawn.size, 12, "every solvable 2x2 board is drawn");
+  await page.select("#rows", "3");
+  await page.select("#cols", "3");
+
   await page.click("#shuffle");
   assert.notEqual(await boardOf(page), "1 2 3 4 5 6 7 8 0", "40 random moves leave the goal");
 
