@@ -12,7 +12,6 @@ then TLS and a bearer token against a secured server.
 """
 
 import argparse
-import hashlib
 import json
 import os
 import shlex
@@ -27,6 +26,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from replay_moves import replay  # noqa: E402
+from secured_server import secured_server_flags  # noqa: E402
 
 ARGS = None
 # Korf's first 15-puzzle instance with the weakest heuristic: runs for hours.
@@ -164,14 +164,7 @@ class SecuredServerTest(ServerTestCase):
 
     @classmethod
     def prepare(cls):
-        certs = os.path.join(cls.dir, "certs")
-        subprocess.run([ARGS.make_certs, certs], check=True, capture_output=True)
-        cls.ca = os.path.join(certs, "ca.pem")
-        tokens = os.path.join(cls.dir, "tokens")
-        with open(tokens, "w") as f:
-            f.write(f"team {hashlib.sha256(b'team-secret').hexdigest()}\n")
-        cls.server_flags = (f"--tls-cert={certs}/server.pem", f"--tls-key={certs}/server.key",
-                            f"--auth-tokens={tokens}", f"--local-worker-tls-ca={cls.ca}")
+        cls.ca, cls.server_flags = secured_server_flags(cls.dir, ARGS.make_certs)
 
     def test_tls_and_a_token(self):
         r = self.run_client("solve", "--board", "8 1 3 4 0 2 7 6 5",

@@ -5,7 +5,6 @@ rejected job; and against a server with TLS and tokens. Exits non-zero on
 the first failure."""
 
 import argparse
-import hashlib
 import http.client
 import json
 import os
@@ -22,6 +21,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from replay_moves import replay  # noqa: E402
+from secured_server import secured_server_flags  # noqa: E402
 
 ARGS = None
 
@@ -111,15 +111,8 @@ class SecuredServerTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="npuzzle-py-tls-")
-        certs = os.path.join(cls.dir, "certs")
-        subprocess.run([ARGS.make_certs, certs], check=True, capture_output=True)
-        cls.ca = os.path.join(certs, "ca.pem")
-        tokens = os.path.join(cls.dir, "tokens")
-        with open(tokens, "w") as f:
-            f.write(f"team {hashlib.sha256(b'team-secret').hexdigest()}\n")
-        cls.server, cls.address, cls.http_port = start_server(
-            cls.dir, f"--tls-cert={certs}/server.pem", f"--tls-key={certs}/server.key", f"--auth-tokens={tokens}",
-            f"--local-worker-tls-ca={cls.ca}", "--http-listen=127.0.0.1:0")
+        cls.ca, flags = secured_server_flags(cls.dir, ARGS.make_certs)
+        cls.server, cls.address, cls.http_port = start_server(cls.dir, *flags, "--http-listen=127.0.0.1:0")
 
     @classmethod
     def tearDownClass(cls):

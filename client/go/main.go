@@ -187,17 +187,17 @@ func printResult(o *options, job *pb.Job) {
 	}
 }
 
-// follow prints a stream's events (progress to stderr) and returns the
-// job's last state.
-func follow(o *options, recv func() (*pb.JobEvent, error)) (*pb.Job, error) {
+// follow prints a stream's events (progress to stderr), then the job's
+// result, and returns the exit code its last state calls for.
+func follow(o *options, recv func() (*pb.JobEvent, error)) (int, error) {
 	var last *pb.Job
 	for {
 		event, err := recv()
 		if err == io.EOF {
-			return last, nil
+			break
 		}
 		if err != nil {
-			return last, err
+			return 2, err
 		}
 		if o.json {
 			printJSON(event)
@@ -213,6 +213,10 @@ func follow(o *options, recv func() (*pb.JobEvent, error)) (*pb.Job, error) {
 			}
 		}
 	}
+	if last != nil && !o.json {
+		printResult(o, last)
+	}
+	return exitCode(last), nil
 }
 
 func exitCode(job *pb.Job) int {
@@ -283,14 +287,7 @@ func run(o *options, command string, args []string) (int, error) {
 		if err != nil {
 			return 2, err
 		}
-		job, err := follow(o, stream.Recv)
-		if err != nil {
-			return 2, err
-		}
-		if !o.json {
-			printResult(o, job)
-		}
-		return exitCode(job), nil
+		return follow(o, stream.Recv)
 	case "watch":
 		id, err := oneJobID(command, args)
 		if err != nil {
@@ -300,14 +297,7 @@ func run(o *options, command string, args []string) (int, error) {
 		if err != nil {
 			return 2, err
 		}
-		job, err := follow(o, stream.Recv)
-		if err != nil {
-			return 2, err
-		}
-		if !o.json {
-			printResult(o, job)
-		}
-		return exitCode(job), nil
+		return follow(o, stream.Recv)
 	case "get":
 		id, err := oneJobID(command, args)
 		if err != nil {
