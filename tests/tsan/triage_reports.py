@@ -20,6 +20,11 @@ through the library's header code, which the rule above already counts as
 the library's. A lost stack on memory we allocated, or beside an access of
 ours, fails as before.
 
+Code protoc generated for our messages (build/proto/gen) belongs to whoever
+calls it, like the standard library: gRPC parsing a received message into
+a buffer our reactor owns is gRPC's access; our code reading a field is
+ours.
+
 Usage: triage_reports.py LOG_DIR   (exit 1 if any report is ours or unclear)
 """
 
@@ -43,6 +48,10 @@ LIBRARY_SOURCES = (
 # Frames TSan shows without a source file, inside the libraries themselves.
 LIBRARY_MODULES = re.compile(r"\((lib(grpc|gpr|protobuf|absl)[^ )]*\.so[^ )]*)\+0x")
 STANDARD_LIBRARY = ("/usr/include/c++/",)
+# protoc's generated message code (parsing, clearing, destroying) runs
+# inside whoever called it, as the standard library does: gRPC's parse of
+# a message it received, or our code reading a field.
+GENERATED_MESSAGES = re.compile(r"/proto/gen/\S*\.pb\.(cc|h):")
 SANITIZER = re.compile(r"\(libtsan\.so")
 LOST = "failed to restore the stack"
 
@@ -87,7 +96,8 @@ def in_libraries(frames, skip=()):
     """Whether the first frame that is not the standard library (nor one of
     `skip`) lies in the libraries."""
     for frame in frames:
-        if any(s in frame for s in STANDARD_LIBRARY) or any(p.search(frame) for p in skip):
+        if (any(s in frame for s in STANDARD_LIBRARY) or GENERATED_MESSAGES.search(frame) or
+                any(p.search(frame) for p in skip)):
             continue
         return any(s in frame for s in LIBRARY_SOURCES) or bool(LIBRARY_MODULES.search(frame))
     return False  # an empty or unrestorable stack proves nothing
