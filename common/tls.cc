@@ -18,8 +18,8 @@ constexpr std::streamsize kMaxPemBytes = 1 << 20;
 // How often a client re-reads its CA and certificate files.
 constexpr unsigned kClientReloadSeconds = 60;
 
-// The file's PEM text, or an error naming the flag, the file and what is
-// wrong with it.
+}  // namespace
+
 absl::StatusOr<std::string> ReadPem(const std::string& flag, const std::string& path, const std::string& kind) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::InvalidArgumentError(absl::StrCat(flag, " ", path, ": cannot read the file"));
@@ -34,8 +34,6 @@ absl::StatusOr<std::string> ReadPem(const std::string& flag, const std::string& 
   }
   return text;
 }
-
-}  // namespace
 
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(const ServerTls& tls) {
   if (!tls.enabled()) {

@@ -30,6 +30,11 @@ struct ServerTls {
 // file.
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(const ServerTls& tls);
 
+// A PEM file's text (at most 1 MiB, holding a `kind` block such as
+// "CERTIFICATE" or "PRIVATE KEY"), or an error naming the flag, the file
+// and what is wrong with it.
+absl::StatusOr<std::string> ReadPem(const std::string& flag, const std::string& path, const std::string& kind);
+
 struct ClientTls {
   std::string ca_file;      // PEM roots that sign the server's certificate; empty: plaintext
   std::string cert_file;    // for mutual TLS: this program's certificate

@@ -2,14 +2,13 @@
 
 #include <microhttpd.h>
 
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/listen_address.h"
+#include "common/tls.h"
 #include "service/http_mapping.h"
 
 namespace npuzzle {
@@ -252,14 +251,6 @@ void Completed(void* /*cls*/, MHD_Connection* /*connection*/, void** state, MHD_
   *state = nullptr;
 }
 
-absl::StatusOr<std::string> ReadPem(const std::string& path, const char* flag) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in || text.str().empty()) return absl::InvalidArgumentError(absl::StrCat(flag, ": cannot read ", path));
-  return text.str();
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<HttpApiServer>> HttpApiServer::Start(JobApi* api, Options options) {
@@ -271,9 +262,9 @@ absl::StatusOr<std::unique_ptr<HttpApiServer>> HttpApiServer::Start(JobApi* api,
   std::string& cert = server->tls_cert_pem_;
   std::string& key = server->tls_key_pem_;
   if (!o.tls_cert.empty()) {
-    absl::StatusOr<std::string> c = ReadPem(o.tls_cert, "--tls-cert");
+    absl::StatusOr<std::string> c = ReadPem("--tls-cert", o.tls_cert, "CERTIFICATE");
     if (!c.ok()) return c.status();
-    absl::StatusOr<std::string> k = ReadPem(o.tls_key, "--tls-key");
+    absl::StatusOr<std::string> k = ReadPem("--tls-key", o.tls_key, "PRIVATE KEY");
     if (!k.ok()) return k.status();
     cert = *std::move(c);
     key = *std::move(k);
