@@ -40,7 +40,10 @@ struct WorkCounter {
     open_size = size;
     max_open = std::max(max_open, size);
   }
-  void NoteH(int h) { best_h = std::min(best_h, h); }
+  void NoteH(int h) {
+    if (h < best_h) [[unlikely]]
+      best_h = h;
+  }
 };
 
 class SearchMonitor {

@@ -115,7 +115,9 @@ void CheckResumes(const Board& start, const Board& goal, int threads, int optima
     EXPECT_EQ(rest.stats.iterations, whole.stats.iterations - static_cast<int>(k) - 1);
     // On one thread the passes are the same ones, so the work adds up
     // exactly; split passes stop wherever a thread first finds the goal.
-    if (threads == 1) EXPECT_EQ(c.expanded + rest.stats.expanded, whole.stats.expanded);
+    if (threads == 1) {
+      EXPECT_EQ(c.expanded + rest.stats.expanded, whole.stats.expanded);
+    }
     ++*resumed;
   }
 }

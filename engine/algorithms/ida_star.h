@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "engine/heuristic.h"
 #include "engine/search_monitor.h"
 #include "engine/search_problem.h"
 #include "engine/successor_order.h"
@@ -78,7 +79,7 @@ class BoundedDfs {
         MoveList::Step step;
         if (!f->successors.Next(&step)) {
           if (f == base) break;
-          Puzzle::Slide(s, blank, f->parent_blank);
+          Slide(s, blank, f->parent_blank);
           blank = f->parent_blank;
           --f;
           --g;
@@ -95,7 +96,7 @@ class BoundedDfs {
           if (child_f < next_bound) next_bound = child_f;
           continue;
         }
-        Puzzle::Slide(s, blank, to);
+        Slide(s, blank, to);
         if (h == 0 && puzzle.IsGoal(s)) {
           pass.found = true;
           for (Frame* p = base + 1; p <= f; ++p) pass.path.push_back(static_cast<Dir>(p->entry));
@@ -109,7 +110,8 @@ class BoundedDfs {
         ++c.expanded;
         c.NoteH(h);
         ++f;
-        if (++g > deepest) deepest = g;
+        if (++g > deepest) [[unlikely]]
+          deepest = g;
         *f = Frame{child, puzzle.Expand(to, static_cast<uint8_t>(d), order_.Pick()), static_cast<int>(d), blank};
         blank = to;
       }
@@ -121,6 +123,14 @@ class BoundedDfs {
   }
 
  private:
+  static void Slide(Tiles& s, int blank, int to) {
+    if constexpr (ReadsTiles<H>()) {
+      Puzzle::Slide(s, blank, to);
+    } else {
+      Puzzle::SlideCells(s, blank, to);
+    }
+  }
+
   struct Frame {
     HNode node;
     Expansion successors;  // those not yet tried
