@@ -4,6 +4,7 @@
 //   IDA* with Manhattan and with linear conflict on Korf's first ten
 //   15-puzzle instances: nodes generated, nodes per second, seconds each.
 // Run: build/bench/engine_bench [--benchmark_filter=...]
+#include <cmath>
 #include <random>
 
 #include "absl/time/clock.h"
@@ -12,6 +13,7 @@
 #include "benchmark/benchmark.h"
 #include "engine/goals.h"
 #include "engine/instances.h"
+#include "engine/move_pruning.h"
 #include "engine/solver.h"
 
 namespace npuzzle::bench {
@@ -71,13 +73,18 @@ BENCHMARK_CAPTURE(BM_IdaStarKorf, linear_conflict, "linear-conflict")
 
 // The engine's IDA* node rate against the minimal C reference, both single
 // threaded on the same instance in the same run; `ratio` above 1 means the
-// engine generates nodes faster. Each side runs twice, keeping its best.
+// engine generates nodes faster. Like the reference, the engine prunes only
+// the move that undoes the last one here, so both generate the same nodes.
+// `time_ratio` is the reference's time over the engine's with its default
+// move pruning (fewer nodes for the same answer): above 1, the engine
+// solves faster. Each side runs twice, keeping its best.
 void BM_IdaStarVsReference(benchmark::State& state) {
   const KorfInstance k = LoadKorfInstances("korf100.txt", 4)[state.range(0)];
   const Board goal = *GoalPreset("blank-first", 4, 4);
   int tiles[16];
   for (int c = 0; c < 16; ++c) tiles[c] = k.start.at(c);
   double engine_rate = 0, reference_rate = 0;
+  double reference_seconds = INFINITY, pruned_seconds = INFINITY;
   for (auto _ : state) {
     for (int round = 0; round < 2; ++round) {
       absl::Time t0 = absl::Now();
@@ -85,25 +92,65 @@ void BM_IdaStarVsReference(benchmark::State& state) {
       const double ref_seconds = absl::ToDoubleSeconds(absl::Now() - t0);
       if (ref.length != k.optimal_length) state.SkipWithError("reference: wrong length");
       reference_rate = std::max(reference_rate, ref.generated / ref_seconds);
+      reference_seconds = std::min(reference_seconds, ref_seconds);
 
       SolveRequest request{k.start, goal, "idastar", "manhattan"};
       request.options.threads = 1;
+      request.options.pruning_length = 2;
       t0 = absl::Now();
       const SolveResult r = MustSolve(request);
       const double seconds = absl::ToDoubleSeconds(absl::Now() - t0);
       if (static_cast<int>(r.moves.size()) != k.optimal_length) state.SkipWithError("engine: wrong length");
+      if (r.stats.generated != ref.generated) state.SkipWithError("engine and reference generated different nodes");
       engine_rate = std::max(engine_rate, r.stats.generated / seconds);
       state.counters["engine_generated"] = r.stats.generated;
       state.counters["reference_generated"] = ref.generated;
+
+      request.options.pruning_length = SearchOptions().pruning_length;
+      t0 = absl::Now();
+      const SolveResult pruned = MustSolve(request);
+      pruned_seconds = std::min(pruned_seconds, absl::ToDoubleSeconds(absl::Now() - t0));
+      if (pruned.moves.size() != r.moves.size()) state.SkipWithError("move pruning: wrong length");
+      state.counters["pruned_generated"] = pruned.stats.generated;
     }
   }
   state.counters["instance"] = k.id;
   state.counters["engine_Mnodes_per_s"] = engine_rate / 1e6;
   state.counters["reference_Mnodes_per_s"] = reference_rate / 1e6;
   state.counters["ratio"] = engine_rate / reference_rate;
+  state.counters["time_ratio"] = reference_seconds / pruned_seconds;
 }
 // Korf's instances 1 and 3.
 BENCHMARK(BM_IdaStarVsReference)->Arg(0)->Arg(2)->Iterations(1)->Unit(benchmark::kSecond);
+
+// Move pruning by sequence length on Korf's instances 1 to 5: the machine's
+// size and build time, and IDA*'s nodes and time with it (one thread).
+void BM_IdaStarPruningLength(benchmark::State& state) {
+  const int length = static_cast<int>(state.range(0));
+  const Board goal = *GoalPreset("blank-first", 4, 4);
+  const absl::Time built = absl::Now();
+  const MovePruning machine = MovePruning::Build(4, 4, length);
+  state.counters["build_ms"] = absl::ToDoubleMilliseconds(absl::Now() - built);
+  state.counters["machine_states"] = machine.states();
+  double generated = 0, seconds = 0;
+  for (auto _ : state) {
+    const std::vector<KorfInstance> instances = LoadKorfInstances("korf100.txt", 4);
+    for (int i = 0; i < 5; ++i) {
+      const KorfInstance& k = instances[i];
+      SolveRequest request{k.start, goal, "idastar", "manhattan"};
+      request.options.threads = 1;
+      request.options.pruning_length = length;
+      const absl::Time t0 = absl::Now();
+      const SolveResult r = MustSolve(request);
+      seconds += absl::ToDoubleSeconds(absl::Now() - t0);
+      if (static_cast<int>(r.moves.size()) != k.optimal_length) state.SkipWithError("wrong length");
+      generated += r.stats.generated;
+    }
+  }
+  state.counters["generated"] = generated;
+  state.counters["search_s"] = seconds;
+}
+BENCHMARK(BM_IdaStarPruningLength)->DenseRange(2, MovePruning::kMaxLength, 2)->Iterations(1)->Unit(benchmark::kSecond);
 
 }  // namespace
 }  // namespace npuzzle::bench

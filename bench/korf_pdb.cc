@@ -3,6 +3,7 @@
 //   korf_pdb --preset 7-8 --threads 1            all 100 15-puzzle instances
 //   korf_pdb --preset 6-6-3 --threads 0          ... on every core
 //   korf_pdb --file korf-taylor-24.txt --preset 6-6-6-6 --time-cap-s 900
+//   korf_pdb ... --pruning-length 2               without the move-pruning machine
 //
 // Prints one line per instance (length, optimal length, nodes, seconds) and
 // totals; tables are loaded from (or built into) --data-dir/pdb, and the
@@ -27,6 +28,8 @@ ABSL_FLAG(int, first, 1, "first instance id");
 ABSL_FLAG(int, last, 100, "last instance id");
 ABSL_FLAG(double, time_cap_s, 0, "give up on an instance after this many seconds (0: never)");
 ABSL_FLAG(bool, mirror, true, "use the mirror (transpose) lookups");
+ABSL_FLAG(int, pruning_length, npuzzle::SearchOptions().pruning_length,
+          "move sequences compared by the pruning machine (2: only undoing moves are skipped)");
 ABSL_FLAG(std::string, data_dir, "", "table cache (DIR/pdb); default $NPUZZLE_DATA_DIR or ~/.cache/npuzzle");
 
 namespace npuzzle::bench {
@@ -66,6 +69,7 @@ int Main() {
     request.heuristic_options = heuristic;
     request.heuristic_options.on_message = nullptr;
     request.options.threads = threads;
+    request.options.pruning_length = absl::GetFlag(FLAGS_pruning_length);
     if (const double cap = absl::GetFlag(FLAGS_time_cap_s); cap > 0) {
       request.options.limits.max_time = absl::Seconds(cap);
     }

@@ -86,6 +86,15 @@ struct SearchOptions {
   // IDA*: called on the search's thread after each iteration that found
   // nothing, before the next one starts.
   std::function<void(const IterationCheckpoint&)> on_checkpoint;
+  // IDA*: move sequences up to this long (at most MovePruning::kMaxLength)
+  // are checked for shorter or earlier equivalents, which large searches
+  // then skip (engine/move_pruning.h); 2 skips only the move that undoes
+  // the last one.
+  int pruning_length = 10;
+  // IDA*: the machine is built (tens of milliseconds, once per shape in a
+  // process) only after the search has generated this many nodes, so that
+  // small searches never wait for it.
+  uint64_t pruning_after_generated = 5000000;
 };
 
 struct SearchStats {

@@ -1,6 +1,7 @@
 // Differential tests over every board shape the engine accepts (2x2 to
 // 8x8, all 49): scrambles made by random walks from random goals, solved by
-// every algorithm and heuristic that can finish within a node cap. Every
+// every algorithm and heuristic that can finish within a node cap (IDA*
+// also with move pruning on two threads). Every
 // answer must replay; every answer marked optimal must have the same length
 // as every other, no longer than the walk and of the walk's parity (the
 // state graph is bipartite); on boards of up to 9 cells that length must
@@ -124,39 +125,49 @@ TEST_P(EveryShape, OptimalAlgorithmsAgreeOnRandomWalks) {
         for (const HeuristicInfo& h : Heuristics()) {
           if (a.uses_heuristic == (h.name == "zero")) continue;
           if (h.name == "pdb" && cells > kPatternDbCells) continue;
-          SearchOptions options;
-          options.limits.max_expanded = 200000;
-          options.limits.max_memory_bytes = uint64_t{512} << 20;
-          if (walk % 2 == 1) options.seed = walk;  // shuffled successor order too
-          const std::string name = absl::StrCat(a.name, "/", h.name);
-          const SolveResult r = testing::SolveAndReplay(start, goal, std::string(a.name), std::string(h.name), options);
-          if (r.status == SearchStatus::kNodeLimit) {
-            // These finish on every walk up to 28 moves; a blow-up is a bug
-            // (the 6x6 packing bug showed itself as A* running out of nodes).
-            const bool must_finish = walk <= 28 && (a.name == "astar" || a.name == "idastar") &&
-                                     (h.name == "manhattan" || h.name == "linear-conflict");
-            EXPECT_FALSE(must_finish) << name << " hit the node cap";
-            continue;
-          }
-          ASSERT_EQ(r.status, SearchStatus::kSolved) << name << ": " << StatusName(r.status);
-          const int length = static_cast<int>(r.moves.size());
-          EXPECT_EQ(length % 2, walk % 2) << name;
-          if (!r.optimal) {
-            if (optimal_length >= 0) {
-              EXPECT_GE(length, optimal_length) << name;
+          // IDA* runs a second time with move pruning from its first pass
+          // (large searches only use it by default), split over two threads.
+          for (bool pruned : {false, true}) {
+            if (pruned && a.name != "idastar") continue;
+            SearchOptions options;
+            options.limits.max_expanded = 200000;
+            options.limits.max_memory_bytes = uint64_t{512} << 20;
+            if (walk % 2 == 1) options.seed = walk;  // shuffled successor order too
+            if (pruned) {
+              options.pruning_after_generated = 0;
+              options.threads = 2;
             }
-            continue;
-          }
-          EXPECT_LE(length, walk) << name;
-          if (oracle) {
-            EXPECT_EQ(length, oracle->Distance(start)) << name;
-          }
-          if (optimal_length < 0) {
-            optimal_length = length;
-            first_optimal = name;
-          } else {
-            EXPECT_EQ(length, optimal_length) << name << " disagrees with " << first_optimal;
-            ++agreeing;
+            const std::string name = absl::StrCat(a.name, pruned ? "+pruning" : "", "/", h.name);
+            const SolveResult r =
+                testing::SolveAndReplay(start, goal, std::string(a.name), std::string(h.name), options);
+            if (r.status == SearchStatus::kNodeLimit) {
+              // These finish on every walk up to 28 moves; a blow-up is a bug
+              // (the 6x6 packing bug showed itself as A* running out of nodes).
+              const bool must_finish = walk <= 28 && (a.name == "astar" || a.name == "idastar") &&
+                                       (h.name == "manhattan" || h.name == "linear-conflict");
+              EXPECT_FALSE(must_finish) << name << " hit the node cap";
+              continue;
+            }
+            ASSERT_EQ(r.status, SearchStatus::kSolved) << name << ": " << StatusName(r.status);
+            const int length = static_cast<int>(r.moves.size());
+            EXPECT_EQ(length % 2, walk % 2) << name;
+            if (!r.optimal) {
+              if (optimal_length >= 0) {
+                EXPECT_GE(length, optimal_length) << name;
+              }
+              continue;
+            }
+            EXPECT_LE(length, walk) << name;
+            if (oracle) {
+              EXPECT_EQ(length, oracle->Distance(start)) << name;
+            }
+            if (optimal_length < 0) {
+              optimal_length = length;
+              first_optimal = name;
+            } else {
+              EXPECT_EQ(length, optimal_length) << name << " disagrees with " << first_optimal;
+              ++agreeing;
+            }
           }
         }
       }

@@ -1,9 +1,11 @@
 // IDA*: depth-first passes bounded by f = g + h, each pass raising the
 // bound to the smallest f that crossed it; with several threads, large
 // passes are split into subtrees below a fixed depth. Memory is one frame per depth
-// (an explicit stack, no recursion), the previous move is never undone, and
-// the heuristic updates incrementally along the path. Over the zero
-// heuristic this is iterative deepening (the registry's "iddfs").
+// (an explicit stack, no recursion), the previous move is never undone
+// (and, in large searches, no move sequence the pruning machine of
+// engine/move_pruning.h rejects is followed), and the heuristic updates
+// incrementally along the path. Over the zero heuristic this is iterative
+// deepening (the registry's "iddfs").
 #ifndef NPUZZLE_ENGINE_ALGORITHMS_IDA_STAR_H_
 #define NPUZZLE_ENGINE_ALGORITHMS_IDA_STAR_H_
 
@@ -17,6 +19,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "engine/heuristic.h"
+#include "engine/move_pruning.h"
 #include "engine/search_monitor.h"
 #include "engine/search_problem.h"
 #include "engine/successor_order.h"
@@ -41,10 +44,22 @@ class BoundedDfs {
       : puzzle_(puzzle), heuristic_(heuristic), order_(seed) {}
 
   // Explores below `root` (at depth g0, entered by move `entry`, or
-  // kNoMove at the start) every path with f <= bound, until a goal is found or the
-  // monitor stops the search.
-  Pass Run(const Tiles& root, const HNode& root_h, int g0, uint8_t entry, int bound, WorkCounter& counter,
-           SearchMonitor& monitor) {
+  // kNoMove at the start) every path with f <= bound, until a goal is
+  // found or the monitor stops the search. With `pruning`, the machine
+  // starts in state `machine`; without, only moves that undo the last one
+  // are skipped.
+  Pass Run(const Tiles& root, const HNode& root_h, int g0, uint8_t entry, const MovePruning* pruning, int machine,
+           int bound, WorkCounter& counter, SearchMonitor& monitor) {
+    return pruning ? Search<true>(root, root_h, g0, entry, pruning, machine, bound, counter, monitor)
+                   : Search<false>(root, root_h, g0, entry, pruning, machine, bound, counter, monitor);
+  }
+
+ private:
+  // Run, compiled with and without the pruning machine: a lookup per child
+  // that prunes nothing more would cost the plain search 15% of its speed.
+  template <bool kPrunes>
+  Pass Search(const Tiles& root, const HNode& root_h, int g0, uint8_t entry, const MovePruning* pruning, int machine,
+              int bound, WorkCounter& counter, SearchMonitor& monitor) {
     Pass pass;
     const int root_f = g0 + H::Value(root_h);
     if (root_f > bound) {
@@ -70,7 +85,7 @@ class BoundedDfs {
     int blank = root.blank();
     Frame* const base = stack_.data();
     Frame* f = base;
-    *f = Frame{root_h, puzzle.Expand(root.blank(), entry, order_.Pick()), entry, root.blank()};
+    *f = Frame{puzzle.Expand(root.blank(), entry, order_.Pick()), root_h, entry, root.blank(), machine};
     if (!c.MayExpand(monitor)) {
       pass.stopped = true;
     } else {
@@ -86,6 +101,11 @@ class BoundedDfs {
           continue;
         }
         const Dir d = step.dir;
+        int child_machine = MovePruning::kStart;
+        if constexpr (kPrunes) {
+          child_machine = pruning->Next(f->machine, d);
+          if (child_machine == MovePruning::kPruned) continue;
+        }
         const int to = step.to;
         const int tile = Puzzle::TileAt(s, to);
         ++c.generated;
@@ -112,7 +132,8 @@ class BoundedDfs {
         ++f;
         if (++g > deepest) [[unlikely]]
           deepest = g;
-        *f = Frame{child, puzzle.Expand(to, static_cast<uint8_t>(d), order_.Pick()), static_cast<int>(d), blank};
+        *f = Frame{puzzle.Expand(to, static_cast<uint8_t>(d), order_.Pick()), child, static_cast<int>(d), blank,
+                   child_machine};
         blank = to;
       }
     }
@@ -122,7 +143,6 @@ class BoundedDfs {
     return pass;
   }
 
- private:
   static void Slide(Tiles& s, int blank, int to) {
     if constexpr (ReadsTiles<H>()) {
       Puzzle::Slide(s, blank, to);
@@ -131,13 +151,16 @@ class BoundedDfs {
     }
   }
 
+  // 32 bytes with Manhattan's int node, the successors first so that no
+  // padding follows the node.
   struct Frame {
-    HNode node;
     Expansion successors;  // those not yet tried
+    HNode node;
     // Ints rather than bytes for the same store-forwarding reason as
     // Expansion's fields.
     int entry;         // the move that reached this node, or kNoMove
     int parent_blank;  // where the blank goes back to on the way up
+    int machine;       // the move-pruning state
   };
 
   const Puzzle& puzzle_;
@@ -154,6 +177,7 @@ struct Frontier {
     Tiles tiles;
     typename H::Node h;
     uint8_t entry;
+    int machine;            // the move-pruning state
     std::vector<Dir> path;  // from the start
   };
   int depth = 0;
@@ -161,18 +185,21 @@ struct Frontier {
 
   // Grows level by level until there are `enough` subtrees or `max_depth`
   // is reached. Starts that are this close to the goal never get here.
-  static Frontier Grow(const SearchProblem<H>& p, size_t enough, int max_depth, WorkCounter& c) {
+  static Frontier Grow(const SearchProblem<H>& p, const MovePruning* pruning, size_t enough, int max_depth,
+                       WorkCounter& c) {
     Frontier f;
-    f.nodes.push_back({p.start, p.heuristic.Start(p.start), kNoMove, {}});
+    f.nodes.push_back({p.start, p.heuristic.Start(p.start), kNoMove, MovePruning::kStart, {}});
     while (f.nodes.size() < enough && f.depth < max_depth) {
       std::vector<Node> next;
       for (const Node& n : f.nodes) {
         ++c.expanded;
         Expansion successors = p.puzzle.Expand(n.tiles.blank(), n.entry);
         for (MoveList::Step step; successors.Next(&step);) {
+          const int machine = pruning ? pruning->Next(n.machine, step.dir) : n.machine;
+          if (machine == MovePruning::kPruned) continue;
           const int blank = n.tiles.blank();
           Node child{n.tiles, p.heuristic.Move(n.tiles, n.h, Puzzle::TileAt(n.tiles, step.to), step.to, blank),
-                     static_cast<uint8_t>(step.dir), n.path};
+                     static_cast<uint8_t>(step.dir), machine, n.path};
           Puzzle::Slide(child.tiles, blank, step.to);
           child.path.push_back(step.dir);
           next.push_back(std::move(child));
@@ -191,8 +218,8 @@ struct Frontier {
 // and no shorter one exists (the earlier passes proved it), so the first
 // thread to find one ends the pass for all.
 template <Heuristic H>
-typename BoundedDfs<H>::Pass ParallelPass(const SearchProblem<H>& p, const Frontier<H>& frontier, int bound,
-                                          SearchMonitor& monitor) {
+typename BoundedDfs<H>::Pass ParallelPass(const SearchProblem<H>& p, const MovePruning* pruning,
+                                          const Frontier<H>& frontier, int bound, SearchMonitor& monitor) {
   using Pass = typename BoundedDfs<H>::Pass;
   std::atomic<size_t> next{0};
   std::atomic<bool> found{false};
@@ -206,7 +233,7 @@ typename BoundedDfs<H>::Pass ParallelPass(const SearchProblem<H>& p, const Front
     Pass mine;
     for (size_t i; !found && !monitor.stopped() && (i = next++) < frontier.nodes.size();) {
       const auto& node = frontier.nodes[i];
-      Pass pass = dfs.Run(node.tiles, node.h, frontier.depth, node.entry, bound, c, monitor);
+      Pass pass = dfs.Run(node.tiles, node.h, frontier.depth, node.entry, pruning, node.machine, bound, c, monitor);
       mine.next_bound = std::min(mine.next_bound, pass.next_bound);
       mine.deepest = std::max(mine.deepest, pass.deepest);
       if (pass.found && !found.exchange(true)) {
@@ -244,6 +271,10 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
 
   SearchMonitor monitor(p.options);
   WorkCounter c;
+  const MovePruning* pruning = nullptr;
+  const uint64_t memory_limit = p.options.limits.max_memory_bytes;
+  const bool may_prune =
+      p.options.pruning_length > 2 && (memory_limit == 0 || memory_limit >= MovePruning::kMaxBuildBytes);
   BoundedDfs<H> dfs(p.puzzle, p.heuristic, p.options.seed);
   const typename H::Node root = p.heuristic.Start(p.start);
   const int start_h = H::Value(root);
@@ -256,26 +287,31 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
       exhausted = SearchStatus::kDepthLimit;
       break;
     }
+    const uint64_t generated = monitor.Totals(c).generated;
+    if (may_prune && !pruning && generated >= p.options.pruning_after_generated) {
+      pruning = &MovePruning::For(p.puzzle.rows(), p.puzzle.cols(), p.options.pruning_length);
+      frontier.reset();  // grown again, without the subtrees the machine prunes
+    }
+    // Every bound so far held no solution, and the frontier lies above this
+    // one, so a solution found below the frontier is exactly `bound` long.
+    if (!frontier && p.options.threads > 1 && generated >= kParallelAfterGenerated) {
+      frontier = Frontier<H>::Grow(p, pruning, kSubtreesPerThread * p.options.threads, bound - 1, c);
+    }
     monitor.SetBound(bound);
     monitor.AddIteration();
     typename BoundedDfs<H>::Pass pass;
     if (frontier) {
-      pass = ParallelPass(p, *frontier, bound, monitor);
+      pass = ParallelPass(p, pruning, *frontier, bound, monitor);
     } else {
-      pass = dfs.Run(p.start, root, 0, kNoMove, bound, c, monitor);
+      pass = dfs.Run(p.start, root, 0, kNoMove, pruning, MovePruning::kStart, bound, c, monitor);
     }
     c.NoteOpen(pass.deepest);
     if (pass.found) path = std::move(pass.path);
     if (pass.found || pass.stopped || pass.next_bound == INT_MAX) break;
     bound = pass.next_bound;
-    const SearchStats so_far = monitor.Totals(c);
     if (p.options.on_checkpoint) {
+      const SearchStats so_far = monitor.Totals(c);
       p.options.on_checkpoint({bound, so_far.expanded, so_far.generated, so_far.iterations});
-    }
-    // The next bound exceeds every depth a frontier node sits at, so a
-    // solution found below the frontier is exactly `bound` long.
-    if (!frontier && p.options.threads > 1 && so_far.generated >= kParallelAfterGenerated) {
-      frontier = Frontier<H>::Grow(p, kSubtreesPerThread * p.options.threads, bound - 1, c);
     }
   }
   return monitor.Conclude(c, start_h, std::move(path), exhausted);
