@@ -11,6 +11,15 @@
 //   static int Value(const Node& n);
 //   static constexpr bool kReadsTiles;   optional, default true: false when
 //       Move never looks at `s`, which spares graph searches unpacking it.
+//
+// Optional, for heuristics that take the larger of two estimates where the
+// second costs as much as the first (a pattern database's mirror lookup):
+//   Node MoveFirst(const Tiles& s, const Node& n, int tile, int from, int to) const;
+//   static int FirstValue(const Node& m);   a lower bound on Value, from
+//       MoveFirst's node alone
+//   void MoveRest(const Tiles& s, const Node& n, int tile, int from, int to, Node* m) const;
+//       completes m (MoveFirst's node) into what Move would return.
+// IDA* skips the rest for a child the first part already prunes.
 #ifndef NPUZZLE_ENGINE_HEURISTIC_H_
 #define NPUZZLE_ENGINE_HEURISTIC_H_
 
@@ -25,6 +34,14 @@ concept Heuristic = requires(const H& h, const Tiles& s, const typename H::Node&
   { h.Start(s) } -> std::same_as<typename H::Node>;
   { h.Move(s, n, tile, cell, cell) } -> std::same_as<typename H::Node>;
   { H::Value(n) } -> std::convertible_to<int>;
+};
+
+template <class H>
+concept TwoStageHeuristic = Heuristic<H> &&
+    requires(const H& h, const Tiles& s, const typename H::Node& n, typename H::Node* m, int tile, int cell) {
+  { h.MoveFirst(s, n, tile, cell, cell) } -> std::same_as<typename H::Node>;
+  { H::FirstValue(n) } -> std::convertible_to<int>;
+  h.MoveRest(s, n, tile, cell, cell, m);
 };
 
 template <Heuristic H>

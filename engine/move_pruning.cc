@@ -105,8 +105,8 @@ std::vector<std::string> PrunedSequences(int rows, int cols, int max_length) {
         }
         if (contains_pruned) continue;
         std::vector<Footprint>& equivalents = kept[s.Effect()];
-        const bool dominated = std::any_of(equivalents.begin(), equivalents.end(),
-                                           [&](const Footprint& e) { return e.Within(f); });
+        const bool dominated =
+            std::any_of(equivalents.begin(), equivalents.end(), [&](const Footprint& e) { return e.Within(f); });
         if (dominated) {
           pruned.push_back(s.moves);
           pruned_set.insert(s.moves);

@@ -109,7 +109,18 @@ class BoundedDfs {
         const int to = step.to;
         const int tile = Puzzle::TileAt(s, to);
         ++c.generated;
-        const HNode child = heuristic.Move(s, f->node, tile, to, blank);
+        HNode child;
+        if constexpr (TwoStageHeuristic<H>) {
+          // A child whose first estimate already puts it over the bound,
+          // and at or above the smallest f seen over it, can change
+          // nothing: the rest of its estimate is not worth a lookup.
+          child = heuristic.MoveFirst(s, f->node, tile, to, blank);
+          const int first_f = g + 1 + H::FirstValue(child);
+          if (first_f > bound && first_f >= next_bound) continue;
+          heuristic.MoveRest(s, f->node, tile, to, blank, &child);
+        } else {
+          child = heuristic.Move(s, f->node, tile, to, blank);
+        }
         const int h = H::Value(child);
         const int child_f = g + 1 + h;
         if (child_f > bound) {

@@ -65,6 +65,13 @@ class PatternDatabase {
   }
 
   Node Move(const Tiles& s, const Node& n, int tile, int from, int to) const {
+    Node m = MoveFirst(s, n, tile, from, to);
+    MoveRest(s, n, tile, from, to, &m);
+    return m;
+  }
+
+  // The regular lookup alone; MoveRest adds the mirror's.
+  Node MoveFirst(const Tiles& s, const Node& n, int tile, int from, int to) const {
     Node m = n;
     const int g = group_of_[tile];
     if (g >= 0) {
@@ -74,18 +81,21 @@ class PatternDatabase {
     } else {
       m.sum = static_cast<int16_t>(m.sum + manhattan_.Distance(tile, to) - manhattan_.Distance(tile, from));
     }
-    if (mirrored_) {
-      const int mg = mirror_group_of_[tile];
-      if (mg >= 0) {
-        const uint8_t v = LookupMirror(mg, s, tile, to);
-        m.mirror_sum = static_cast<int16_t>(m.mirror_sum + v - m.mirror[mg]);
-        m.mirror[mg] = v;
-      } else {
-        m.mirror_sum =
-            static_cast<int16_t>(m.mirror_sum + manhattan_.Distance(tile, to) - manhattan_.Distance(tile, from));
-      }
-    }
     return m;
+  }
+  static int FirstValue(const Node& m) { return m.sum; }
+
+  void MoveRest(const Tiles& s, const Node& n, int tile, int from, int to, Node* m) const {
+    if (!mirrored_) return;
+    const int mg = mirror_group_of_[tile];
+    if (mg >= 0) {
+      const uint8_t v = LookupMirror(mg, s, tile, to);
+      m->mirror_sum = static_cast<int16_t>(n.mirror_sum + v - n.mirror[mg]);
+      m->mirror[mg] = v;
+    } else {
+      m->mirror_sum =
+          static_cast<int16_t>(n.mirror_sum + manhattan_.Distance(tile, to) - manhattan_.Distance(tile, from));
+    }
   }
 
   static int Value(const Node& n) { return std::max(n.sum, n.mirror_sum); }
