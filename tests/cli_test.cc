@@ -215,5 +215,30 @@ TEST(Cli, GenIsSeededSolvableAndWalksStayClose) {
   }
 }
 
+// Two processes started at once on one table directory (two workers on a
+// shared volume, say): each table is built by one of them and loaded by
+// the other, and a third builds nothing.
+TEST(Cli, TwoProcessesBuildEachTableOnce) {
+  const testing::TempDir dir;
+  const std::string pdb =
+      Cli(absl::StrCat("pdb --rows 4 --cols 4 --goal-preset blank-first --pdb-preset 6-6-3 --data-dir ", dir.path()));
+  const auto both = RunCommand(absl::StrCat("(", pdb, " 2>&1; echo exit=$?) > ", dir.path(), "/a.log & (", pdb,
+                                            " 2>&1; echo exit=$?) > ", dir.path(), "/b.log & wait; cat ", dir.path(),
+                                            "/a.log ", dir.path(), "/b.log"));
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  auto count = [](const std::string& text, absl::string_view what) {
+    int n = 0;
+    for (absl::string_view line : absl::StrSplit(text, '\n')) n += absl::StrContains(line, what);
+    return n;
+  };
+  EXPECT_EQ(count(both.out, "exit=0"), 2) << both.out;
+  EXPECT_EQ(count(both.out, "built pattern table"), 3) << both.out;
+  EXPECT_EQ(count(both.out, "loaded pattern table"), 3) << both.out;
+  const auto third = RunCommand(pdb + " 2>&1");
+  EXPECT_EQ(third.exit_code, 0);
+  EXPECT_EQ(count(third.out, "built pattern table"), 0) << third.out;
+  EXPECT_THAT(third.out, HasSubstr("11534880 entries"));
+}
+
 }  // namespace
 }  // namespace npuzzle

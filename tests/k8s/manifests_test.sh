@@ -40,7 +40,7 @@ validate() {  # overlay manifests
 }
 
 failed=0
-for overlay in dev prod keda secure cert-manager; do
+for overlay in dev prod keda secure cert-manager shared-tables; do
   kubectl kustomize "$root/deploy/k8s/overlays/$overlay" >"$work/$overlay.yaml" 2>"$work/$overlay.err" || {
     echo "FAIL: kubectl kustomize overlays/$overlay"; cat "$work/$overlay.err"; failed=1; continue; }
   validate "$overlay" "$work/$overlay.yaml" || failed=1
@@ -72,4 +72,6 @@ expect_rejected secure '/name: NPUZZLE_AUTH_TOKENS$/,+1d' "NPUZZLE_AUTH_TOKENS i
 expect_rejected secure 's/^    - podSelector:$/    - namespaceSelector:/' "other than the workers"
 expect_rejected cert-manager 's/^  - npuzzle-coordinator$/  - npuzzle-coordinator-x/' "does not name npuzzle-coordinator"
 expect_rejected cert-manager '0,/secretName: npuzzle-worker-tls$/s//secretName: npuzzle-worker-tlz/' "issued by no Certificate"
+expect_rejected shared-tables 's/- ReadWriteMany/- ReadWriteOnce/' "not ReadWriteMany"
+expect_rejected shared-tables 's/claimName: npuzzle-pdb-tables/claimName: npuzzle-tables/' "does not exist"
 exit $failed

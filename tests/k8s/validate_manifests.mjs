@@ -4,7 +4,8 @@
 // and selectors, ports and probes, flags in ConfigMaps, drain times,
 // memory ceilings, the autoscaler's target and metrics, and in the secured
 // overlays TLS on both sides, secrets mounted read-only, the NetworkPolicy
-// and cert-manager's certificates.
+// and cert-manager's certificates; volume claims that exist, and in the
+// shared-tables overlay the workers' one ReadWriteMany table cache.
 //
 //   node validate_manifests.mjs --manifests rendered.yaml --overlay prod \
 //     --server-flags server.txt --worker-flags worker.txt [--metrics metrics.txt]
@@ -320,6 +321,24 @@ if (args.overlay === "cert-manager" || certificates.length > 0) {
   if (serving && !(serving.spec.usages ?? []).includes("server auth")) problem(id(serving), "is not for server auth");
 }
 
+// --- volumes: claims exist, and one shared by many pods can be ---
+for (const w of workloads) {
+  for (const v of w.spec.template.spec.volumes ?? []) {
+    const name = v.persistentVolumeClaim?.claimName;
+    if (!name) continue;
+    const claim = find("PersistentVolumeClaim", name);
+    if (!claim) {
+      problem(id(w), `volume ${v.name} claims ${name}, which does not exist`);
+    } else if (w.kind === "Deployment" && !(claim.spec.accessModes ?? []).includes("ReadWriteMany")) {
+      problem(id(w), `volume ${v.name} is shared by every worker pod but ${name} is not ReadWriteMany`);
+    }
+  }
+}
+if (args.overlay === "shared-tables") {
+  const tables = workers[0]?.spec.template.spec.volumes?.find((v) => v.name === "pdb-cache");
+  if (!tables?.persistentVolumeClaim || tables.emptyDir) problem("workers", "pattern tables are not on the shared claim");
+}
+
 // --- disruption budget and autoscaling target the workers ---
 for (const pdb of byKind("PodDisruptionBudget")) {
   if (!workers.every((w) => podsSelectedBy(pdb.spec.selector.matchLabels).includes(w))) {
@@ -342,6 +361,7 @@ const expected = {
   keda: "ScaledObject",
   secure: "HorizontalPodAutoscaler",
   "cert-manager": "HorizontalPodAutoscaler",
+  "shared-tables": "HorizontalPodAutoscaler",
 }[args.overlay];
 if (expected && !autoscalers.some((a) => a.kind === expected)) problem("autoscaling", `expected a ${expected}`);
 
