@@ -129,7 +129,7 @@ void BM_IdaStarPruningLength(benchmark::State& state) {
   const int length = static_cast<int>(state.range(0));
   const Board goal = *GoalPreset("blank-first", 4, 4);
   const absl::Time built = absl::Now();
-  const MovePruning machine = MovePruning::Build(4, 4, length);
+  const MovePruning machine = *MovePruning::Build(4, 4, length);
   state.counters["build_ms"] = absl::ToDoubleMilliseconds(absl::Now() - built);
   state.counters["machine_states"] = machine.states();
   double generated = 0, seconds = 0;

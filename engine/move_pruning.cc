@@ -86,7 +86,10 @@ struct Sequence {
 // The minimal sequences to reject, found breadth-first in U < D < L < R
 // order, so that every sequence met before another of the same length is
 // earlier in that order.
-std::vector<std::string> PrunedSequences(int rows, int cols, int max_length) {
+std::optional<std::vector<std::string>> PrunedSequences(int rows, int cols, int max_length,
+                                                        const std::function<bool()>& stop) {
+  constexpr uint64_t kSequencesPerCheck = 4096;
+  uint64_t made = 0;
   std::vector<std::string> pruned;
   absl::flat_hash_set<std::string> pruned_set;
   absl::flat_hash_map<std::string, std::vector<Footprint>> kept;  // by effect
@@ -96,6 +99,7 @@ std::vector<std::string> PrunedSequences(int rows, int cols, int max_length) {
     std::vector<Sequence> next_level;
     for (const Sequence& parent : level) {
       for (int d = 0; d < kNumDirs; ++d) {
+        if (stop && ++made % kSequencesPerCheck == 0 && stop()) return std::nullopt;
         Sequence s = parent.Then(d);
         const Footprint& f = s.footprint;
         if (f.bottom - f.top >= rows || f.right - f.left >= cols) continue;  // never legal here
@@ -126,8 +130,10 @@ std::vector<std::string> PrunedSequences(int rows, int cols, int max_length) {
 // An Aho-Corasick automaton over the pruned sequences: its state is the
 // longest suffix of the moves so far that begins some pruned sequence, and
 // a state whose suffixes include a whole one is where pruning happens.
-MovePruning MovePruning::Build(int rows, int cols, int max_length) {
-  const std::vector<std::string> sequences = PrunedSequences(rows, cols, max_length);
+std::optional<MovePruning> MovePruning::Build(int rows, int cols, int max_length, const std::function<bool()>& stop) {
+  const std::optional<std::vector<std::string>> pruned = PrunedSequences(rows, cols, max_length, stop);
+  if (!pruned) return std::nullopt;
+  const std::vector<std::string>& sequences = *pruned;
   std::vector<std::array<int32_t, kNumDirs>> child(1);
   child[0].fill(-1);
   std::vector<bool> ends(1, false);
@@ -183,7 +189,7 @@ MovePruning MovePruning::Build(int rows, int cols, int max_length) {
   return machine;
 }
 
-const MovePruning& MovePruning::For(int rows, int cols, int max_length) {
+const MovePruning* MovePruning::For(int rows, int cols, int max_length, const std::function<bool()>& stop) {
   static absl::Mutex mu(absl::kConstInit);
   static auto* machines ABSL_GUARDED_BY(mu) =
       new absl::flat_hash_map<std::tuple<int, int, int>, std::unique_ptr<const MovePruning>>();
@@ -192,9 +198,11 @@ const MovePruning& MovePruning::For(int rows, int cols, int max_length) {
   absl::MutexLock lock(&mu);
   std::unique_ptr<const MovePruning>& machine = (*machines)[key];
   if (machine == nullptr) {
-    machine = std::make_unique<const MovePruning>(Build(rows, cols, std::get<2>(key)));
+    std::optional<MovePruning> built = Build(rows, cols, std::get<2>(key), stop);
+    if (!built) return nullptr;
+    machine = std::make_unique<const MovePruning>(*std::move(built));
   }
-  return *machine;
+  return machine.get();
 }
 
 }  // namespace npuzzle

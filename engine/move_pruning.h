@@ -19,6 +19,8 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "engine/moves.h"
@@ -37,10 +39,13 @@ class MovePruning {
   // The machine for a rows x cols board, comparing sequences of up to
   // `max_length` moves (2 gives exactly "never undo the last move").
   // Memory and time grow about fivefold for each two moves of length.
-  static MovePruning Build(int rows, int cols, int max_length);
+  // `stop`, when given, is asked every few thousand sequences: once it
+  // says yes the build gives up and returns nothing.
+  static std::optional<MovePruning> Build(int rows, int cols, int max_length,
+                                          const std::function<bool()>& stop = nullptr);
   // The same, built once per process for each shape and length (at most
-  // kMaxLength).
-  static const MovePruning& For(int rows, int cols, int max_length);
+  // kMaxLength); null when `stop` ended the build.
+  static const MovePruning* For(int rows, int cols, int max_length, const std::function<bool()>& stop = nullptr);
 
   // The state after move `d` from `state`, or kPruned when the sequence so
   // far ends with one that has an equivalent no longer than itself.

@@ -81,10 +81,8 @@ bool SearchMonitor::CheckIn(WorkCounter& c) {
     absl::MutexLock lock(&mu_);
     FlushLocked(c);
     const absl::Time now = absl::Now();
-    if (options_.cancel != nullptr && options_.cancel->cancelled()) {
-      stop_status_ = SearchStatus::kCancelled;
-    } else if (now >= deadline_) {
-      stop_status_ = SearchStatus::kTimeLimit;
+    if (InterruptedLocked(now)) {
+      c.allowed = 0;
     } else if (options_.limits.max_memory_bytes != 0 && c.memory_bytes > options_.limits.max_memory_bytes) {
       stop_status_ = SearchStatus::kMemoryLimit;
     } else if (options_.limits.max_expanded != 0 && granted_ >= options_.limits.max_expanded) {
@@ -112,6 +110,24 @@ bool SearchMonitor::CheckIn(WorkCounter& c) {
   if (stopped()) return false;
   if (due) options_.on_progress(*due);
   return true;
+}
+
+bool SearchMonitor::InterruptedLocked(absl::Time now) {
+  if (options_.cancel != nullptr && options_.cancel->cancelled()) {
+    stop_status_ = SearchStatus::kCancelled;
+  } else if (now >= deadline_) {
+    stop_status_ = SearchStatus::kTimeLimit;
+  } else {
+    return false;
+  }
+  stopped_.store(true, std::memory_order_relaxed);
+  return true;
+}
+
+bool SearchMonitor::Interrupted() {
+  if (stopped()) return true;
+  absl::MutexLock lock(&mu_);
+  return InterruptedLocked(absl::Now());
 }
 
 SearchStats SearchMonitor::Totals(const WorkCounter& c) const {

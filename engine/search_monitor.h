@@ -59,6 +59,10 @@ class SearchMonitor {
   // memory_limit) when `bytes` would exceed the memory limit.
   bool FitsMemory(uint64_t bytes);
 
+  // For work that counts no nodes (building a table): true, and the
+  // search stopped, once it is cancelled or past its deadline.
+  bool Interrupted();
+
   void Stop(SearchStatus why);
   bool stopped() const { return stopped_.load(std::memory_order_relaxed); }
   SearchStatus stop_status() const;
@@ -80,6 +84,8 @@ class SearchMonitor {
 
  private:
   void FlushLocked(WorkCounter& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records why and stops when cancelled or past the deadline.
+  bool InterruptedLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Progress SnapshotLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const SearchOptions& options_;

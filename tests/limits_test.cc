@@ -10,6 +10,7 @@
 #include "engine/board_parser.h"
 #include "engine/goals.h"
 #include "engine/instances.h"
+#include "engine/puzzle.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/process_util.h"
@@ -126,6 +127,34 @@ absl::Duration CancelLatency(const std::string& algorithm, const std::string& he
 TEST(Cancellation, StopsWithinFiftyMilliseconds) {
   EXPECT_LT(CancelLatency("idastar", "misplaced"), testing::Scaled(absl::Milliseconds(50)));
   EXPECT_LT(CancelLatency("idastar", "linear-conflict"), testing::Scaled(absl::Milliseconds(50)));
+}
+
+// IDA* builds its move-pruning machine (a fifth of a second on 8x8) only
+// once the search is large, or at once when asked; a cancel that arrives
+// during the build stops it too.
+TEST(Cancellation, StopsWithinFiftyMillisecondsWhileThePruningMachineBuilds) {
+  const Board goal = *GoalPreset("standard", 8, 8);
+  const Puzzle puzzle(goal);
+  std::mt19937_64 rng(5);
+  const Board start = puzzle.ToBoard(puzzle.RandomWalk(400, rng));
+  CancelToken token;
+  SearchOptions options;
+  options.cancel = &token;
+  options.pruning_after_generated = 0;
+  SolveResult result;
+  std::atomic<bool> done = false;
+  std::thread solver([&] {
+    result = SolveAndReplay(start, goal, "idastar", "manhattan", options);
+    done = true;
+  });
+  absl::SleepFor(absl::Milliseconds(20));
+  const absl::Time cancelled_at = absl::Now();
+  token.Cancel();
+  while (!done) absl::SleepFor(absl::Microseconds(200));
+  const absl::Duration latency = absl::Now() - cancelled_at;
+  solver.join();
+  EXPECT_EQ(result.status, SearchStatus::kCancelled);
+  EXPECT_LT(latency, testing::Scaled(absl::Milliseconds(50)));
 }
 
 // Graph searches grow their stores in bounded steps (fixed record chunks,

@@ -84,7 +84,7 @@ std::string MovesText(const std::vector<int>& moves) {
 }
 
 TEST(MovePruning, LengthTwoPrunesExactlyTheMovesThatUndoTheLast) {
-  const MovePruning machine = MovePruning::Build(4, 4, 2);
+  const MovePruning machine = *MovePruning::Build(4, 4, 2);
   EXPECT_EQ(machine.pruned_sequences(), 4);
   // Every sequence of up to 6 moves.
   for (int length = 1; length <= 6; ++length) {
@@ -102,11 +102,23 @@ TEST(MovePruning, LengthTwoPrunesExactlyTheMovesThatUndoTheLast) {
   }
 }
 
+TEST(MovePruning, ABuildStopsWhenAsked) {
+  int asked = 0;
+  EXPECT_FALSE(MovePruning::Build(8, 8, MovePruning::kMaxLength, [&] { return ++asked == 3; }));
+  EXPECT_EQ(asked, 3);
+  // A stopped build is not kept: the next one without a stop completes.
+  EXPECT_EQ(MovePruning::For(7, 8, 9, [] { return true; }), nullptr);
+  const MovePruning* built = MovePruning::For(7, 8, 9);
+  ASSERT_NE(built, nullptr);
+  EXPECT_GT(built->states(), 5);
+  EXPECT_EQ(MovePruning::For(7, 8, 9, [] { return true; }), built);
+}
+
 TEST(MovePruning, PrunesMoreThanUndoingMoves) {
   // The legal sequences of 16 moves from every cell of a 4x4 board that
   // the machine lets through, against those that never undo a move.
-  const MovePruning& machine = MovePruning::For(4, 4, MovePruning::kMaxLength);
-  const MovePruning undo_only = MovePruning::Build(4, 4, 2);
+  const MovePruning& machine = *MovePruning::For(4, 4, MovePruning::kMaxLength);
+  const MovePruning undo_only = *MovePruning::Build(4, 4, 2);
   auto count = [](const MovePruning& m) {
     uint64_t sequences = 0;
     for (int cell = 0; cell < 16; ++cell) {
@@ -138,7 +150,7 @@ TEST(MovePruning, EveryBoardKeepsItsExhaustiveDistance) {
   for (auto [rows, cols] : shapes) {
     for (int length : {4, 6, 8, MovePruning::kMaxLength}) {
       SCOPED_TRACE(absl::StrCat(rows, "x", cols, ", sequences up to ", length));
-      const MovePruning machine = MovePruning::Build(rows, cols, length);
+      const MovePruning machine = *MovePruning::Build(rows, cols, length);
       const Board start = testing::RandomArrangement(rows, cols, rng);
       const testing::ExhaustiveDistances oracle(start);
       const absl::flat_hash_map<Cells, int> pruned = Distances(start, &machine, 1000);
@@ -157,7 +169,7 @@ TEST(MovePruning, EveryShapeKeepsEveryDistanceBeyondTheMachinesSequences) {
   for (int rows = kMinSide; rows <= kMaxSide; ++rows) {
     for (int cols = kMinSide; cols <= kMaxSide; ++cols) {
       SCOPED_TRACE(absl::StrCat(rows, "x", cols));
-      const MovePruning& machine = MovePruning::For(rows, cols, MovePruning::kMaxLength);
+      const MovePruning& machine = *MovePruning::For(rows, cols, MovePruning::kMaxLength);
       const Board start = testing::RandomArrangement(rows, cols, rng);
       const absl::flat_hash_map<Cells, int> pruned = Distances(start, &machine, kDepth);
       const absl::flat_hash_map<Cells, int> plain = Distances(start, nullptr, kDepth);

@@ -300,8 +300,9 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
     }
     const uint64_t generated = monitor.Totals(c).generated;
     if (may_prune && !pruning && generated >= p.options.pruning_after_generated) {
-      pruning = &MovePruning::For(p.puzzle.rows(), p.puzzle.cols(), p.options.pruning_length);
-      frontier.reset();  // grown again, without the subtrees the machine prunes
+      pruning = MovePruning::For(p.puzzle.rows(), p.puzzle.cols(), p.options.pruning_length,
+                                 [&monitor] { return monitor.Interrupted(); });
+      if (pruning) frontier.reset();  // grown again, without the subtrees the machine prunes
     }
     // Every bound so far held no solution, and the frontier lies above this
     // one, so a solution found below the frontier is exactly `bound` long.
