@@ -14,7 +14,6 @@
 #include <random>
 #include <vector>
 
-#include "absl/base/attributes.h"
 #include "absl/status/statusor.h"
 #include "engine/board.h"
 #include "engine/moves.h"
@@ -69,9 +68,7 @@ class Expansion {
   Expansion() = default;
   Expansion(const MoveList& moves, uint8_t order) : moves_(&moves), order_(order) {}
 
-  // Forced inline: it sits in every search's innermost loop, where GCC
-  // otherwise gives up inlining once a caller grows large.
-  ABSL_ATTRIBUTE_ALWAYS_INLINE bool Next(MoveList::Step* step) {
+  bool Next(MoveList::Step* step) {
     if (next_ == moves_->count) return false;
     *step = moves_->steps[SuccessorOrder::Slot(order_, moves_->count, next_++)];
     return true;
