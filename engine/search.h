@@ -91,7 +91,7 @@ struct SearchOptions {
   // then skip (engine/move_pruning.h); 2 skips only the move that undoes
   // the last one.
   int pruning_length = 10;
-  // IDA*: the machine is built (tens of milliseconds, once per shape in a
+  // IDA*: the machine is built (25 to 200 ms, once per shape in a
   // process) only after the search has generated this many nodes, so that
   // small searches never wait for it.
   uint64_t pruning_after_generated = 5000000;
