@@ -21,7 +21,7 @@ const Flags kSearch = {"algorithm",   "heuristic",     "weight",    "pdb_preset"
                        "max_time_ms", "max_memory_mb", "max_depth", "seed",       "threads"};
 const Flags kTables = {"pdb_cache_mb", "pdb_mirror", "data_dir"};
 const Flags kServer = {"server", "tls_ca", "tls_server_name", "token"};
-const Flags kJobSpec = {"priority", "label", "request_id"};
+const Flags kJobSpec = {"priority", "label", "request_id", "max_workers"};
 
 const std::vector<Command>& Table() {
   static const std::vector<Command>* table = new std::vector<Command>{

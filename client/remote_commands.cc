@@ -30,6 +30,8 @@
 ABSL_FLAG(std::string, server, "", "npuzzle server address (host:port); solve runs locally without it");
 ABSL_FLAG(std::string, job, "", "job id (watch, get, cancel; watch also takes ids as arguments)");
 ABSL_FLAG(int, priority, 0, "submit, solve: higher runs first");
+ABSL_FLAG(int, max_workers, 0,
+          "submit, solve: spread an idastar or iddfs job over up to this many workers (0 or 1: one worker)");
 ABSL_FLAG(std::vector<std::string>, label, {},
           "submit, solve: key=value labels; list, watch: the jobs that have all of them");
 ABSL_FLAG(std::string, request_id, "", "submit, solve: idempotency key");
@@ -110,6 +112,10 @@ void ShowFinal(const v1::Job& job) {
     absl::StatusOr<Board> goal = BoardFromProto(job.goal());
     if (start.ok() && goal.ok()) {
       std::cout << RenderHuman(*start, *goal, ResultFromProto(job.result()), absl::GetFlag(FLAGS_show_steps));
+      const v1::Stats& stats = job.result().stats();
+      if (stats.workers() > 0) {
+        std::cout << absl::StrFormat("spread over %d workers in %d work units\n", stats.workers(), stats.work_units());
+      }
       return;
     }
   }
@@ -125,7 +131,10 @@ std::optional<nlohmann::json> FinalResult(const v1::JobEvent& event) {
   absl::StatusOr<Board> start = BoardFromProto(job.start());
   absl::StatusOr<Board> goal = BoardFromProto(job.goal());
   if (!start.ok() || !goal.ok()) return std::nullopt;
-  return ResultToJson(*start, *goal, ResultFromProto(job.result()));
+  nlohmann::json j = ResultToJson(*start, *goal, ResultFromProto(job.result()));
+  j["workers"] = job.result().stats().workers();
+  j["work_units"] = job.result().stats().work_units();
+  return j;
 }
 
 // Prints a job's event stream until its last event; returns the exit code.
@@ -181,6 +190,7 @@ absl::StatusOr<std::vector<v1::JobSpec>> SpecsFromFlags() {
     r.options.threads = 0;
     v1::JobSpec spec = SpecFromRequest(r);
     spec.set_priority(absl::GetFlag(FLAGS_priority));
+    spec.set_max_workers(absl::GetFlag(FLAGS_max_workers));
     for (const auto& [key, value] : LabelsFromFlag()) (*spec.mutable_labels())[key] = value;
     if (!absl::GetFlag(FLAGS_request_id).empty()) {
       spec.set_request_id(problems->size() == 1 ? absl::GetFlag(FLAGS_request_id)

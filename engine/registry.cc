@@ -41,19 +41,20 @@ struct HeuristicEntry {
 };
 
 const auto kAlgorithmTable = std::make_tuple(
-    AlgorithmEntry<BreadthFirst, false>{{"bfs", "breadth-first graph search", false, Optimality::kAlways, false}},
-    AlgorithmEntry<DepthFirst, false>{
-        {"dfs", "depth-first graph search (explicit stack; --max-depth bounds it)", false, Optimality::kNever, false}},
+    AlgorithmEntry<BreadthFirst, false>{
+        {"bfs", "breadth-first graph search", false, Optimality::kAlways, false, false}},
+    AlgorithmEntry<DepthFirst, false>{{"dfs", "depth-first graph search (explicit stack; --max-depth bounds it)", false,
+                                       Optimality::kNever, false, false}},
     AlgorithmEntry<IdaStar, false>{
-        {"iddfs", "iterative deepening depth-first tree search", false, Optimality::kAlways, false}},
-    AlgorithmEntry<AStar, false>{{"ucs", "uniform-cost search (Dijkstra)", false, Optimality::kAlways, false}},
-    AlgorithmEntry<Greedy, true>{{"greedy", "greedy best-first search on h", true, Optimality::kNever, false}},
+        {"iddfs", "iterative deepening depth-first tree search", false, Optimality::kAlways, false, true}},
+    AlgorithmEntry<AStar, false>{{"ucs", "uniform-cost search (Dijkstra)", false, Optimality::kAlways, false, false}},
+    AlgorithmEntry<Greedy, true>{{"greedy", "greedy best-first search on h", true, Optimality::kNever, false, false}},
     AlgorithmEntry<AStar, true>{
-        {"astar", "A* graph search with reopening", true, Optimality::kWithAdmissibleHeuristic, false}},
+        {"astar", "A* graph search with reopening", true, Optimality::kWithAdmissibleHeuristic, false, false}},
     AlgorithmEntry<WeightedAStar, true>{{"wastar", "weighted A*: f = g + w h (--weight, default 2)", true,
-                                         Optimality::kWithAdmissibleAndWeightAtMostOne, true}},
+                                         Optimality::kWithAdmissibleAndWeightAtMostOne, true, false}},
     AlgorithmEntry<IdaStar, true>{{"idastar", "iterative deepening A* tree search (--threads)", true,
-                                   Optimality::kWithAdmissibleHeuristic, false}});
+                                   Optimality::kWithAdmissibleHeuristic, false, true}});
 
 const auto kHeuristicTable = std::make_tuple(
     HeuristicEntry<ZeroHeuristic>{{"zero", "h = 0", true, true, false}},
@@ -154,6 +155,14 @@ absl::Status CheckHeuristicName(absl::string_view name) { return CheckName("heur
 
 std::string AlgorithmNames() { return NameList(AlgorithmList(), kAll); }
 std::string HeuristicNames() { return NameList(HeuristicList(), kAll); }
+
+absl::Status CheckSplits(absl::string_view algorithm_name, absl::string_view what) {
+  if (absl::Status s = CheckAlgorithmName(algorithm_name); !s.ok()) return s;
+  if (FindAlgorithm(algorithm_name)->splits) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      what, " applies only to ", NameList(AlgorithmList(), [](const AlgorithmInfo& a) { return a.splits; }),
+      ", not to ", algorithm_name));
+}
 
 absl::Status ValidateEntryOptions(absl::string_view algorithm_name, absl::string_view heuristic_name, bool weight_given,
                                   double weight, const Board& goal, const HeuristicOptions& options) {

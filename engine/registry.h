@@ -35,6 +35,9 @@ struct AlgorithmInfo {
   bool uses_heuristic;
   Optimality optimality;
   bool takes_weight;  // f = g + weight * h
+  // Searches one subtree at a time on request (SearchOptions::subtree),
+  // so that a job can be spread over workers.
+  bool splits;
 };
 
 struct HeuristicInfo {
@@ -66,6 +69,11 @@ std::string HeuristicNames();
 // algorithm uses none.
 absl::Status ValidateEntryOptions(absl::string_view algorithm, absl::string_view heuristic, bool weight_given,
                                   double weight, const Board& goal, const HeuristicOptions& options);
+
+// An error unless `algorithm` splits (AlgorithmInfo::splits); `what` names
+// what needed it ("max_workers above 1"), and the error names the
+// algorithms that do.
+absl::Status CheckSplits(absl::string_view algorithm, absl::string_view what);
 
 // What a search run is asked for beyond the problem itself.
 struct SearchSpec {

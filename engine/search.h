@@ -95,6 +95,15 @@ struct SearchOptions {
   // process) only after the search has generated this many nodes, so that
   // small searches never wait for it.
   uint64_t pruning_after_generated = 5000000;
+  // Set: one IDA* pass at this bound over only the subtree below the node
+  // these moves reach from the start (a work unit of a job split across
+  // processes, engine/work_split.h), with the pruning machine from the
+  // start. Finding nothing, it ends kDepthLimit with the next bound.
+  struct SubtreePass {
+    std::vector<Dir> prefix;
+    int bound = 0;
+  };
+  std::optional<SubtreePass> subtree;
 };
 
 struct SearchStats {
@@ -112,6 +121,9 @@ struct SearchOutcome {
   SearchStatus status = SearchStatus::kSolved;
   std::vector<Dir> moves;
   SearchStats stats;
+  // A subtree pass that found nothing: the smallest f above its bound
+  // (0: nothing crossed it, so no solution lies below its root).
+  int next_bound = 0;
 };
 
 }  // namespace npuzzle

@@ -44,6 +44,12 @@ absl::Status ValidateSolveRequest(const SolveRequest& request) {
   if (request.options.threads < 1) {
     return absl::InvalidArgumentError("threads must be at least 1");
   }
+  if (const auto& subtree = request.options.subtree) {
+    if (absl::Status s = CheckSplits(request.algorithm, "a subtree pass"); !s.ok()) return s;
+    if (absl::StatusOr<Board> root = ApplyMoves(request.start, subtree->prefix); !root.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("subtree prefix: ", root.status().message()));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -68,6 +74,7 @@ absl::StatusOr<SolveResult> Solve(const SolveRequest& request) {
 
   result.status = outcome->status;
   result.stats = outcome->stats;
+  result.next_bound = outcome->next_bound;
   if (result.status == SearchStatus::kSolved) {
     std::vector<int> tiles;
     absl::StatusOr<Tiles> end = puzzle.Replay(Puzzle::ToTiles(request.start), outcome->moves, &tiles);

@@ -33,6 +33,7 @@ struct SolveResult {
   SearchStats stats;
   std::string algorithm;
   std::string heuristic;  // "none" for uninformed algorithms
+  int next_bound = 0;     // SearchOutcome::next_bound
 };
 
 // Everything Solve would reject, without searching: shapes, names, weight,

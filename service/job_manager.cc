@@ -10,8 +10,8 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "engine/solvability.h"
-#include "google/protobuf/util/time_util.h"
 #include "service/input_bounds.h"
+#include "service/job_messages.h"
 #include "worker/job_spec.h"
 
 namespace npuzzle {
@@ -20,22 +20,11 @@ namespace {
 // How long Cancel waits for a queued job's cancellation to be stored.
 constexpr absl::Duration kStoreWait = absl::Seconds(10);
 
-void SetTime(google::protobuf::Timestamp* t, absl::Time when) {
-  *t = google::protobuf::util::TimeUtil::NanosecondsToTimestamp(absl::ToUnixNanos(when));
-}
-
 std::string NewJobId() {
   static absl::Mutex mu(absl::kConstInit);
   static absl::BitGen* gen = new absl::BitGen;
   absl::MutexLock lock(&mu);
   return absl::StrFormat("job-%016x", absl::Uniform<uint64_t>(*gen));
-}
-
-v1::CoordinatorMessage CancelMessage(const std::string& job_id, int attempt) {
-  v1::CoordinatorMessage m;
-  m.mutable_cancel()->set_job_id(job_id);
-  m.mutable_cancel()->set_attempt(attempt);
-  return m;
 }
 
 }  // namespace
@@ -108,6 +97,7 @@ absl::Status JobManager::Start() {
   if (!last_seq.ok()) return last_seq.status();
   absl::StatusOr<std::vector<JobStore::Row>> rows = store_->Unfinished();
   if (!rows.ok()) return rows.status();
+  for (const JobStore::Row& row : *rows) WarmSplit(row.job.spec());
   absl::Status failed;
   {
     Locked lock(this);
@@ -155,6 +145,7 @@ void JobManager::Submit(const v1::JobSpec& submitted, Reply reply, const std::st
   if (absl::Status s = options_.limits.Apply(spec); !s.ok()) return reply(s);
   absl::StatusOr<SolveRequest> request = RequestFromSpec(spec);
   if (!request.ok()) return reply(request.status());
+  WarmSplit(spec);
 
   v1::Job job;
   job.set_id(NewJobId());
@@ -288,6 +279,9 @@ absl::StatusOr<v1::Job> JobManager::Cancel(const std::string& id, const std::str
         v1::Result result;
         result.set_status("cancelled");
         Finish(a, v1::JOB_STATE_CANCELLED, &result, "");
+      } else if (!a.final_job && a.split) {
+        v1::Result result = a.split->Result("cancelled", absl::Now());
+        Finish(a, v1::JOB_STATE_CANCELLED, &result, "");
       } else if (!a.final_job) {
         a.cancel_requested = true;
         if (Worker* w = workers_.FindById(a.job.worker_id()); w != nullptr && w->running.contains(id)) {
@@ -379,6 +373,14 @@ JobManager::Active* JobManager::Assigned(const Worker& w, const std::string& job
   return ours ? &a : nullptr;
 }
 
+bool JobManager::Holds(const Worker& w, const std::string& key, int attempt) {
+  if (std::optional<UnitName> unit = ParseUnitKey(key)) {
+    Active* a = SplitOf(*unit, attempt);
+    return a != nullptr && a->split->Leased(unit->unit, w.id);
+  }
+  return Assigned(w, key, attempt) != nullptr;
+}
+
 void JobManager::Connected(std::shared_ptr<WorkerLink> link, const v1::WorkerHello& hello) {
   Locked lock(this);
   // A worker that reconnects before its old link was noticed gone.
@@ -413,11 +415,13 @@ void JobManager::Received(WorkerLink* link, const v1::WorkerMessage& m) {
   switch (m.message_case()) {
     case v1::WorkerMessage::kHeartbeat:
       for (const v1::RunningJob& r : m.heartbeat().running()) {
-        if (Assigned(*w, r.job_id(), r.attempt()) == nullptr) w->link->Send(CancelMessage(r.job_id(), r.attempt()));
+        if (!Holds(*w, r.job_id(), r.attempt())) w->link->Send(CancelMessage(r.job_id(), r.attempt()));
       }
       break;
     case v1::WorkerMessage::kProgress:
-      if (Active* a = Assigned(*w, m.progress().job_id(), m.progress().attempt())) {
+      if (std::optional<UnitName> unit = ParseUnitKey(m.progress().job_id())) {
+        UnitProgress(*w, *unit, m.progress().attempt(), m.progress().progress());
+      } else if (Active* a = Assigned(*w, m.progress().job_id(), m.progress().attempt())) {
         *a->job.mutable_progress() = m.progress().progress();
         a->node_rate = m.progress().progress().nodes_per_second();
         events_.Progress(a->job.id(), m.progress().progress());
@@ -438,7 +442,12 @@ void JobManager::Received(WorkerLink* link, const v1::WorkerMessage& m) {
       HandleFinished(*w, m.finished());
       break;
     case v1::WorkerMessage::kReleased:
-      if (Active* a = Assigned(*w, m.released().job_id(), m.released().attempt())) {
+      if (std::optional<UnitName> unit = ParseUnitKey(m.released().job_id())) {
+        if (Holds(*w, m.released().job_id(), m.released().attempt())) {
+          workers_.Release(*w, m.released().job_id());
+          ReturnUnit(*unit);
+        }
+      } else if (Active* a = Assigned(*w, m.released().job_id(), m.released().attempt())) {
         workers_.Release(*w, a->job.id());
         Requeue(*a, /*lost=*/false);
       }
@@ -453,6 +462,7 @@ void JobManager::Received(WorkerLink* link, const v1::WorkerMessage& m) {
 }
 
 void JobManager::HandleFinished(Worker& w, const v1::JobFinished& f) {
+  if (std::optional<UnitName> unit = ParseUnitKey(f.job_id())) return UnitFinished(w, *unit, f);
   auto it = active_.find(f.job_id());
   if (it == active_.end() || it->second.final_job) return;  // already final: a repeat
   Active& a = it->second;
@@ -484,7 +494,11 @@ void JobManager::Disconnected(WorkerLink* link) {
 
 void JobManager::DropWorker(WorkerLink* link) {
   for (const std::string& id : workers_.Remove(link)) {
-    if (auto a = active_.find(id); a != active_.end()) Requeue(a->second, /*lost=*/true);
+    if (std::optional<UnitName> unit = ParseUnitKey(id)) {
+      ReturnUnit(*unit);
+    } else if (auto a = active_.find(id); a != active_.end()) {
+      Requeue(a->second, /*lost=*/true);
+    }
   }
 }
 
@@ -498,6 +512,9 @@ void JobManager::Dispatch() {
   if (stopping_) return;
   const absl::Time now = absl::Now();
   while (Worker* w = workers_.Freest()) {
+    // Units of the split jobs already running first: they were admitted
+    // before anything still queued.
+    if (LeaseUnit(*w)) continue;
     std::optional<std::string> id = queue_.PopReady(now, [this](const std::string& tenant) {
       mu_.AssertHeld();
       const int64_t max_running = QuotaOf(tenant).max_running;
@@ -507,6 +524,12 @@ void JobManager::Dispatch() {
     auto it = active_.find(*id);
     if (it == active_.end()) continue;
     Active& a = it->second;
+    if (SplitsOverWorkers(a.job.spec())) {
+      // It was running on no one worker, so none was lost with it.
+      a.unclaimed = false;
+      StartSplit(a);
+      continue;
+    }
     // Running before a restart, and its worker did not come back for it in
     // the recovery grace: that worker was lost.
     if (std::exchange(a.unclaimed, false) && !CountLoss(a)) continue;
@@ -604,6 +627,11 @@ bool JobManager::CountLoss(Active& a) {
 }
 
 void JobManager::Finish(Active& a, v1::JobState state, const v1::Result* result, const std::string& error) {
+  if (a.split) {
+    for (const auto& [unit, worker] : a.split->Out()) StopUnit(worker, UnitKey(a.job.id(), unit), a.job.attempt());
+    splitting_.erase(a.job.id());
+    a.split.reset();
+  }
   v1::Job job = a.job;
   job.set_state(state);
   job.clear_progress();
@@ -659,6 +687,7 @@ void JobManager::Housekeeping() {
       Later([l = workers_.Find(link)->link] { l->Close("lease expired: no word from the worker"); });
       DropWorker(link);
     }
+    EndLateSplits(now);
     for (auto& [id, done] : events_.Expired(now)) {
       auto it = active_.find(id);
       if (it != active_.end()) Later([done = std::move(done), job = it->second.job] { done(job); });
@@ -706,6 +735,16 @@ absl::Status JobManager::CheckInvariants() {
   workers_.ForEach([&](const Worker& w) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     for (const std::string& id : w.running) {
       ++leases;
+      if (std::optional<UnitName> unit = ParseUnitKey(id)) {
+        auto it = active_.find(unit->job_id);
+        if (it == active_.end() || it->second.final_job || !it->second.split ||
+            !it->second.split->Leased(unit->unit, w.id)) {
+          problems.push_back(absl::StrCat(w.id, " holds a lease on ", id, ", which is no unit of its out"));
+        } else {
+          ++leases_by_tenant[it->second.job.tenant()];
+        }
+        continue;
+      }
       auto it = active_.find(id);
       if (it != active_.end()) ++leases_by_tenant[it->second.job.tenant()];
       if (it == active_.end()) {
@@ -729,7 +768,16 @@ absl::Status JobManager::CheckInvariants() {
     const bool in_queue = queue_.Contains(id);
     queued += in_queue;
     if (a.job.state() == v1::JOB_STATE_QUEUED && !in_queue) problems.push_back(id + " is queued but not in the queue");
-    if (a.job.state() == v1::JOB_STATE_RUNNING) {
+    if (a.split && !splitting_.contains(id)) problems.push_back(id + " is split but not among the split jobs");
+    if (a.split) {
+      for (const auto& [unit, worker] : a.split->Out()) {
+        Worker* w = workers_.FindById(worker);
+        if (w == nullptr || !w->running.contains(UnitKey(id, unit))) {
+          problems.push_back(absl::StrCat(id, "'s unit ", unit, " is out without a lease"));
+        }
+      }
+    }
+    if (a.job.state() == v1::JOB_STATE_RUNNING && !a.split) {
       Worker* w = workers_.FindById(a.job.worker_id());
       if (w == nullptr || !w->running.contains(id)) problems.push_back(id + " is running without a lease");
     }

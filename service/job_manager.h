@@ -6,7 +6,9 @@
 // job. Its parts each do one thing: JobQueue (the order of waiting jobs),
 // WorkerPool (workers and their leases), JobEvents (watchers and waiters),
 // LimitPolicy (defaults and ceilings), ManagerMetrics, and StoreWriter,
-// through which every change reaches the store.
+// through which every change reaches the store. A job spread over
+// workers (JobSpec.max_workers) holds a SplitJob, whose work units are
+// leased like jobs (job_manager_split.cc).
 //
 // Changes are made in memory under the manager's lock and committed by
 // the writer after the lock is released, many to one commit. A client
@@ -23,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +43,7 @@
 #include "service/job_watch.h"
 #include "service/limit_policy.h"
 #include "service/manager_metrics.h"
+#include "service/split_job.h"
 #include "service/store_writer.h"
 #include "service/tenant_quota.h"
 #include "service/worker_pool.h"
@@ -133,6 +137,8 @@ class JobManager {
     // Running when the coordinator restarted, and not yet reclaimed by its
     // worker: handed to another, it counts as lost.
     bool unclaimed = false;
+    // Set while a job spread over workers runs: its units are out, not it.
+    std::unique_ptr<SplitJob> split;
   };
 
   // The answer to a spec whose request id names `known`: that job as it is
@@ -191,6 +197,28 @@ class JobManager {
   void DropWorker(WorkerLink* link) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The active job `w` runs at `attempt`, or null.
   Active* Assigned(const Worker& w, const std::string& job_id, int attempt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether `w` holds the lease `key` (a job's id or a unit's) at `attempt`.
+  bool Holds(const Worker& w, const std::string& key, int attempt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Jobs spread over workers (job_manager_split.cc).
+  // Starts the job's first threshold; its units go out as workers free up.
+  void StartSplit(Active& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Gives `w` a unit of a running split job, taking the jobs in turn;
+  // false if none has one for it.
+  bool LeaseUnit(Worker& w) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The running split job a unit belongs to, at `attempt`, or null.
+  Active* SplitOf(const UnitName& unit, int attempt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnitFinished(Worker& w, const UnitName& unit, const v1::JobFinished& f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnitProgress(const Worker& w, const UnitName& unit, int attempt, const v1::Progress& progress)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The unit's worker was lost or let it go: it goes out again.
+  void ReturnUnit(const UnitName& unit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Tells the unit's worker to stop it, and ends its lease.
+  void StopUnit(const std::string& worker_id, const std::string& key, int attempt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ends split jobs that ran past their time limit.
+  void EndLateSplits(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ShowSplitProgress(Active& a, absl::Time now, bool force) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   void Housekeeping();
   std::vector<WorkerGauges> WorkerSamples();
   std::vector<TenantGauges> TenantSamples();
@@ -207,6 +235,9 @@ class JobManager {
   absl::flat_hash_map<std::string, Active> active_ ABSL_GUARDED_BY(mu_);
   JobQueue queue_ ABSL_GUARDED_BY(mu_);
   WorkerPool workers_ ABSL_GUARDED_BY(mu_);
+  // The running split jobs, and the last one a unit was leased from.
+  std::set<std::string> splitting_ ABSL_GUARDED_BY(mu_);
+  std::string split_turn_ ABSL_GUARDED_BY(mu_);
   std::vector<StoreWriter::Write> writes_ ABSL_GUARDED_BY(mu_);
   std::vector<std::function<void()>> later_ ABSL_GUARDED_BY(mu_);
   std::thread housekeeper_;

@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "tests/http_get.h"
 #include "tests/process_util.h"
+#include "worker/job_spec.h"
 
 namespace npuzzle {
 namespace {
@@ -98,6 +99,28 @@ v1::WorkerMessage Finished(const v1::Assignment& a, const std::string& status = 
   return m;
 }
 
+// A worker's answer to a work unit, searched here as a worker would.
+v1::WorkerMessage UnitResult(const v1::Assignment& a) {
+  absl::StatusOr<SolveRequest> request = RequestFromSpec(a.spec());
+  EXPECT_TRUE(request.ok()) << request.status();
+  request->options.subtree = SearchOptions::SubtreePass{*ParseMoves(a.unit().prefix()), a.unit().bound()};
+  absl::StatusOr<SolveResult> solved = Solve(*request);
+  EXPECT_TRUE(solved.ok()) << solved.status();
+  v1::WorkerMessage m;
+  m.mutable_finished()->set_job_id(a.job_id());
+  m.mutable_finished()->set_attempt(a.attempt());
+  *m.mutable_finished()->mutable_result() = ResultToProto(*solved);
+  m.mutable_finished()->set_next_bound(solved->next_bound);
+  return m;
+}
+
+v1::JobSpec SplitSpec(const std::string& board, int max_workers) {
+  v1::JobSpec spec = Spec(board);
+  spec.set_algorithm("idastar");
+  spec.set_max_workers(max_workers);
+  return spec;
+}
+
 // Every event a watch holds now; `*ended` when the final one was among them.
 std::vector<v1::JobEvent> Drain(JobWatch& watch, bool* ended = nullptr) {
   std::vector<v1::JobEvent> events;
@@ -152,6 +175,18 @@ class JobManagerTest : public ::testing::Test {
     Settle();
   }
   v1::Job Get(const std::string& id, const std::string& tenant = "") { return *manager_->Get(id, tenant); }
+  // Answers the units `link` was sent since the last call (`*answered` of
+  // them were already), at most `budget`; repeats every fifth answer.
+  int AnswerUnits(FakeLink* link, size_t* answered, int budget = INT_MAX) {
+    const std::vector<v1::Assignment> sent = link->Assignments();
+    int done = 0;
+    for (; *answered < sent.size() && done < budget; ++*answered, ++done) {
+      const v1::WorkerMessage result = UnitResult(sent[*answered]);
+      Receive(link, result);
+      if (*answered % 5 == 0) Receive(link, result);
+    }
+    return done;
+  }
 
   testing::TempDir dir_;
   std::unique_ptr<JobStore> store_;
@@ -500,6 +535,124 @@ TEST_F(JobManagerTest, CheckpointsAreStoredAndTheNextAttemptResumes) {
   EXPECT_EQ(third.checkpoint().expanded(), 8000u);
   Receive(w3.get(), Finished(third));
   EXPECT_EQ(store_->Get(job.id())->state(), v1::JOB_STATE_DONE);
+}
+
+TEST_F(JobManagerTest, SplitJobRunsOnSeveralWorkersSurvivesALostOneAndEndsOnce) {
+  // 31 moves: a dozen thresholds of a hundred units each.
+  const v1::Job job = *manager_->Submit(SplitSpec("8 6 7 2 5 4 3 0 1", 3));
+  auto watch = *manager_->Watch(job.id());
+  std::vector<std::shared_ptr<FakeLink>> links = {Connect("w1"), Connect("w2"), Connect("w3"), Connect("w4")};
+  // max_workers 3: one worker waits.
+  int out = 0;
+  for (auto& link : links) out += static_cast<int>(link->Assignments().size());
+  EXPECT_EQ(out, 3);
+  EXPECT_EQ(Get(job.id()).state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(Get(job.id()).worker_id(), "");
+  for (auto& link : links) {
+    for (const v1::Assignment& a : link->Assignments()) {
+      EXPECT_TRUE(a.has_unit());
+      EXPECT_THAT(a.job_id(), ::testing::StartsWith(job.id() + "/"));
+      EXPECT_EQ(a.spec().max_workers(), 0);
+      EXPECT_EQ(a.spec().threads(), 1);
+    }
+  }
+  std::vector<size_t> answered(links.size(), 0);
+  bool lost = false;
+  for (int round = 0; round < 100000 && store_->Get(job.id())->state() == v1::JOB_STATE_RUNNING; ++round) {
+    int progress = 0;
+    for (size_t i = 0; i < links.size(); ++i) {
+      if (lost && i == 1) continue;
+      progress += AnswerUnits(links[i].get(), &answered[i], 1);
+    }
+    if (!lost && Get(job.id()).checkpoint().bound() > 20) {
+      // w2 dies with a unit out: it goes to another worker.
+      ASSERT_GT(links[1]->Assignments().size(), answered[1]);
+      Disconnect(links[1].get());
+      lost = true;
+    }
+    ASSERT_GT(progress, 0) << "no unit out while the job runs";
+  }
+  ASSERT_TRUE(lost);
+  const v1::Job done = *store_->Get(job.id());
+  EXPECT_EQ(done.state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(done.result().status(), "solved");
+  EXPECT_EQ(done.result().length(), 31);
+  EXPECT_TRUE(done.result().optimal());
+  EXPECT_EQ(done.result().stats().workers(), 4);
+  EXPECT_GT(done.result().stats().work_units(), 300);
+  EXPECT_GE(done.checkpoint().bound(), 29);
+  EXPECT_EQ(done.lost_attempts(), 0);
+  EXPECT_EQ(manager_->Counts().running, 0);
+  bool ended = false;
+  const auto events = Drain(*watch, &ended);
+  EXPECT_TRUE(ended);
+  int finals = 0;
+  bool saw_units = false;
+  for (const v1::JobEvent& e : events) {
+    finals += e.has_state() && e.state().state() == v1::JOB_STATE_DONE;
+    saw_units |= e.has_progress() && e.progress().units_total() > 0 && e.progress().workers() > 0;
+  }
+  EXPECT_EQ(finals, 1);
+  EXPECT_TRUE(saw_units);
+}
+
+TEST_F(JobManagerTest, CancellingASplitJobStopsEveryUnitOutAndFreesTheirWorkers) {
+  const v1::Job job = *manager_->Submit(SplitSpec("8 6 7 2 5 4 3 0 1", 2));
+  auto w1 = Connect("w1");
+  auto w2 = Connect("w2");
+  ASSERT_EQ(w1->Assignments().size(), 1u);
+  ASSERT_EQ(w2->Assignments().size(), 1u);
+  EXPECT_EQ(manager_->Counts().running, 2);
+  EXPECT_EQ(manager_->Cancel(job.id())->state(), v1::JOB_STATE_CANCELLED);
+  Settle();
+  for (FakeLink* link : {w1.get(), w2.get()}) {
+    ASSERT_EQ(link->Cancels().size(), 1u);
+    EXPECT_EQ(link->Cancels()[0].job_id(), link->Assignments()[0].job_id());
+  }
+  EXPECT_EQ(manager_->Counts().running, 0);
+  // Their answers come after the end: ignored, and the workers take new work.
+  Receive(w1.get(), UnitResult(w1->Assignments()[0]));
+  Receive(w2.get(), Finished(w2->Assignments()[0], "cancelled"));
+  EXPECT_EQ(store_->Get(job.id())->state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_EQ(store_->Get(job.id())->result().status(), "cancelled");
+  const std::string next = manager_->Submit(Spec())->id();
+  Settle();
+  EXPECT_EQ(Get(next).state(), v1::JOB_STATE_RUNNING);
+}
+
+TEST_F(JobManagerTest, SplitJobsRefuseAlgorithmsThatCannotSplitAndBoundMaxWorkers) {
+  v1::JobSpec spec = SplitSpec("8 6 7 2 5 4 3 0 1", 2);
+  spec.set_algorithm("astar");
+  EXPECT_THAT(manager_->Submit(spec).status().message(),
+              HasSubstr("max_workers above 1 applies only to iddfs, idastar, not to astar"));
+  spec.set_algorithm("idastar");
+  spec.set_max_workers(1001);
+  EXPECT_THAT(manager_->Submit(spec).status().message(), HasSubstr("max_workers 1001 is out of range (0 to 1000)"));
+  spec.set_max_workers(-1);
+  EXPECT_EQ(manager_->Submit(spec).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// The coordinator dies mid-job: the job runs again, split, from the last
+// threshold it stored, and unit results of the old run are ignored.
+TEST_F(JobManagerTest, ASplitJobResumesAtItsCheckpointAfterACoordinatorRestart) {
+  const std::string id = manager_->Submit(SplitSpec("8 6 7 2 5 4 3 0 1", 2))->id();
+  auto w1 = Connect("w1");
+  size_t answered = 0;
+  while (store_->Get(id)->checkpoint().bound() < 25) ASSERT_GT(AnswerUnits(w1.get(), &answered, 1), 0);
+  const v1::Checkpoint stored = store_->Get(id)->checkpoint();
+  const v1::Assignment stale = w1->Assignments().back();
+  Restart();
+  auto w2 = Connect("w2");
+  Receive(w2.get(), UnitResult(stale));  // a unit of the run before
+  size_t answered2 = 0;
+  while (store_->Get(id)->state() == v1::JOB_STATE_RUNNING) ASSERT_GT(AnswerUnits(w2.get(), &answered2), 0);
+  const v1::Job done = *store_->Get(id);
+  EXPECT_EQ(done.state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(done.result().length(), 31);
+  EXPECT_EQ(done.result().stats().resumed_from_bound(), stored.bound());
+  EXPECT_GE(done.result().stats().expanded(), stored.expanded());
+  EXPECT_GE(done.attempt(), 2);
+  EXPECT_EQ(w2->Assignments().front().unit().bound(), stored.bound());
 }
 
 TEST_F(JobManagerTest, AfterARestartReconnectingWorkersKeepTheirJobs) {

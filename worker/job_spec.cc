@@ -7,6 +7,7 @@
 #include "engine/board_parser.h"
 #include "engine/goals.h"
 #include "engine/limits.h"
+#include "engine/registry.h"
 
 namespace npuzzle {
 namespace {
@@ -70,6 +71,13 @@ absl::StatusOr<SolveRequest> RequestFromSpec(const v1::JobSpec& spec) {
   if (spec.has_seed()) r.options.seed = spec.seed();
   if (spec.threads() < 0) return absl::InvalidArgumentError("threads must not be negative");
   r.options.threads = std::max(1, spec.threads());
+  if (spec.max_workers() < 0 || spec.max_workers() > kMaxWorkersPerJob) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_workers ", spec.max_workers(), " is out of range (0 to ", kMaxWorkersPerJob, ")"));
+  }
+  if (spec.max_workers() > 1) {
+    if (absl::Status s = CheckSplits(r.algorithm, "max_workers above 1"); !s.ok()) return s;
+  }
 
   if (absl::Status s = ValidateSolveRequest(r); !s.ok()) return s;
   return r;

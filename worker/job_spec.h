@@ -13,6 +13,9 @@
 
 namespace npuzzle {
 
+// JobSpec.max_workers' ceiling.
+inline constexpr int kMaxWorkersPerJob = 1000;
+
 // Reads the boards, names and limits of `spec` and checks the request as
 // the engine would. Errors are InvalidArgument and name the field
 // ("start: duplicate tile 5 (positions 5 and 6)").

@@ -206,13 +206,13 @@ void WorkerAgent::StartJob(const v1::Assignment& assignment) {
       return;
     }
     jobs_[job->id] = job;
-    waiting_.emplace_back(job, assignment.spec());
+    waiting_.emplace_back(job, assignment);
   }
 }
 
 void WorkerAgent::RunJobs() {
   for (;;) {
-    std::pair<std::shared_ptr<Job>, v1::JobSpec> next;
+    std::pair<std::shared_ptr<Job>, v1::Assignment> next;
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !waiting_.empty() || stopped_; };
@@ -221,17 +221,25 @@ void WorkerAgent::RunJobs() {
       next = std::move(waiting_.front());
       waiting_.pop_front();
     }
-    RunJob(std::move(next.first), std::move(next.second));
+    RunJob(std::move(next.first), next.second);
   }
 }
 
-void WorkerAgent::RunJob(std::shared_ptr<Job> job, v1::JobSpec spec) {
+void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignment) {
   v1::WorkerMessage done;
   v1::JobFinished* finished = done.mutable_finished();
   finished->set_job_id(job->id);
   finished->set_attempt(job->attempt);
   uint64_t run_expanded = 0;
-  absl::StatusOr<SolveRequest> request = RequestFromSpec(spec);
+  absl::StatusOr<SolveRequest> request = RequestFromSpec(assignment.spec());
+  if (request.ok() && assignment.has_unit()) {
+    absl::StatusOr<std::vector<Dir>> prefix = ParseMoves(assignment.unit().prefix());
+    if (prefix.ok()) {
+      request->options.subtree = SearchOptions::SubtreePass{*std::move(prefix), assignment.unit().bound()};
+    } else {
+      request = prefix.status();
+    }
+  }
   if (request.ok()) {
     request->heuristic_options.pdb_dir = options_.pdb_dir;
     request->heuristic_options.pdb_cache_bytes = options_.pdb_cache_bytes;
@@ -258,6 +266,7 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, v1::JobSpec spec) {
     if (result.ok()) {
       run_expanded = result->stats.expanded;
       *finished->mutable_result() = ResultToProto(*result);
+      finished->set_next_bound(result->next_bound);
       if (job->resume.bound() > 0) AddEarlierWork(job->resume, finished->mutable_result()->mutable_stats());
     } else {
       finished->set_error(std::string(result.status().message()));

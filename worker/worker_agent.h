@@ -73,7 +73,8 @@ class WorkerAgent {
   void StartJob(const v1::Assignment& assignment);
   // A runner thread: runs waiting jobs until the agent stops.
   void RunJobs();
-  void RunJob(std::shared_ptr<Job> job, v1::JobSpec spec);
+  // Runs the assignment's job, or its work unit (a subtree pass).
+  void RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignment);
   // Writes on the current stream; false when there is none or it failed.
   bool Send(const v1::WorkerMessage& message);
   void SendLoop();
@@ -93,7 +94,7 @@ class WorkerAgent {
   std::map<std::string, std::shared_ptr<Job>> jobs_ ABSL_GUARDED_BY(mu_);
   // Jobs waiting for one of the `concurrency` runner threads, which Run
   // starts and joins (a thread per job costs more than a trivial job).
-  std::deque<std::pair<std::shared_ptr<Job>, v1::JobSpec>> waiting_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::pair<std::shared_ptr<Job>, v1::Assignment>> waiting_ ABSL_GUARDED_BY(mu_);
   // Recent results, repeated in each hello: one written just before a link
   // broke may never have arrived, and the coordinator ignores repeats.
   std::deque<v1::JobFinished> recent_ ABSL_GUARDED_BY(mu_);

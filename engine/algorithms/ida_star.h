@@ -277,8 +277,57 @@ typename BoundedDfs<H>::Pass ParallelPass(const SearchProblem<H>& p, const MoveP
   return result;
 }
 
+// Whether the pruning machine may be built: it is used only in large
+// searches, and not under a memory limit below what its build may take.
+template <Heuristic H>
+bool MayPrune(const SearchProblem<H>& p) {
+  const uint64_t memory_limit = p.options.limits.max_memory_bytes;
+  return p.options.pruning_length > 2 && (memory_limit == 0 || memory_limit >= MovePruning::kMaxBuildBytes);
+}
+
+// One pass below the node SearchOptions::subtree names: a work unit, which
+// is large by design, so the pruning machine runs from its first move.
+template <Heuristic H>
+SearchOutcome SubtreeSearch(const SearchProblem<H>& p) {
+  const SearchOptions::SubtreePass& unit = *p.options.subtree;
+  SearchMonitor monitor(p.options);
+  WorkCounter c;
+  const MovePruning* pruning = MayPrune(p)
+                                   ? MovePruning::For(p.puzzle.rows(), p.puzzle.cols(), p.options.pruning_length,
+                                                      [&monitor] { return monitor.Interrupted(); })
+                                   : nullptr;
+  Tiles root = p.start;
+  uint8_t entry = kNoMove;
+  int machine = MovePruning::kStart;
+  for (const Dir d : unit.prefix) {
+    // A sequence the machine rejects has an equivalent no longer, and no
+    // later in order, whose subtree holds whatever this one would.
+    if (pruning && (machine = pruning->Next(machine, d)) == MovePruning::kPruned) {
+      return monitor.Conclude(c, 0, std::nullopt, SearchStatus::kDepthLimit);
+    }
+    Puzzle::Slide(root, root.blank(), p.puzzle.Neighbor(root.blank(), d));
+    entry = static_cast<uint8_t>(d);
+  }
+  const typename H::Node root_h = p.heuristic.Start(root);
+  monitor.SetBound(unit.bound);
+  monitor.AddIteration();
+  BoundedDfs<H> dfs(p.puzzle, p.heuristic, p.options.seed);
+  const int g0 = static_cast<int>(unit.prefix.size());
+  typename BoundedDfs<H>::Pass pass = dfs.Run(root, root_h, g0, entry, pruning, machine, unit.bound, c, monitor);
+  c.NoteOpen(pass.deepest);
+  std::optional<std::vector<Dir>> path;
+  if (pass.found) {
+    path = unit.prefix;
+    path->insert(path->end(), pass.path.begin(), pass.path.end());
+  }
+  SearchOutcome out = monitor.Conclude(c, H::Value(root_h), std::move(path), SearchStatus::kDepthLimit);
+  if (!pass.found && !pass.stopped && pass.next_bound != INT_MAX) out.next_bound = pass.next_bound;
+  return out;
+}
+
 template <Heuristic H>
 SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
+  if (p.options.subtree) return SubtreeSearch(p);
   // Passes smaller than this run on one thread: splitting them would cost
   // more than it saves, and it keeps short solutions out of the frontier.
   constexpr uint64_t kParallelAfterGenerated = 200000;
@@ -287,9 +336,7 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
   SearchMonitor monitor(p.options);
   WorkCounter c;
   const MovePruning* pruning = nullptr;
-  const uint64_t memory_limit = p.options.limits.max_memory_bytes;
-  const bool may_prune =
-      p.options.pruning_length > 2 && (memory_limit == 0 || memory_limit >= MovePruning::kMaxBuildBytes);
+  const bool may_prune = MayPrune(p);
   BoundedDfs<H> dfs(p.puzzle, p.heuristic, p.options.seed);
   const typename H::Node root = p.heuristic.Start(p.start);
   const int start_h = H::Value(root);

@@ -1,0 +1,242 @@
+#include "service/split_job.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "engine/work_split.h"
+#include "worker/job_spec.h"
+
+namespace npuzzle {
+namespace {
+
+// The frontier stops this deep even if it has fewer roots than asked (a
+// board with few moves, such as 2x2).
+constexpr int kMaxFrontierDepth = 40;
+// A unit is cut into its children only when it took more than its share
+// of a threshold and at least this many nodes: smaller ones cost less
+// than their messages.
+constexpr uint64_t kMinNodesToCut = 100000;
+
+}  // namespace
+
+bool SplitsOverWorkers(const v1::JobSpec& spec) { return spec.max_workers() > 1; }
+
+void WarmSplit(const v1::JobSpec& spec) {
+  if (!SplitsOverWorkers(spec)) return;
+  absl::StatusOr<SolveRequest> request = RequestFromSpec(spec);
+  if (!request.ok()) return;
+  MovePruning::For(request->start.rows(), request->start.cols(), request->options.pruning_length,
+                   [] { return false; });
+}
+
+std::string UnitKey(absl::string_view job_id, int64_t unit) { return absl::StrCat(job_id, "/", unit); }
+
+std::optional<UnitName> ParseUnitKey(absl::string_view key) {
+  const size_t slash = key.find('/');
+  UnitName name;
+  if (slash == absl::string_view::npos || !absl::SimpleAtoi(key.substr(slash + 1), &name.unit)) return std::nullopt;
+  name.job_id = std::string(key.substr(0, slash));
+  return name;
+}
+
+SplitJob::SplitJob(Params params) : p_(std::move(params)), max_out_(static_cast<size_t>(std::max(1, p_.max_workers))) {
+  SplitFrontier frontier =
+      GrowSplitFrontier(p_.start, p_.goal, p_.pruning, kUnitsPerWorker * max_out_, kMaxFrontierDepth);
+  bound_ = std::max(frontier.depth, p_.resume.bound());
+  for (std::vector<Dir>& root : frontier.roots) Queue(std::move(root), 0);
+}
+
+void SplitJob::Queue(std::vector<Dir> prefix, double size) {
+  const int64_t id = next_id_++;
+  units_[id] = Entry{.prefix = std::move(prefix), .size = size};
+  waiting_.push_back(id);
+}
+
+std::optional<SplitJob::Unit> SplitJob::Lease(const std::string& worker) {
+  if (out_ >= max_out_ || waiting_.empty()) return std::nullopt;
+  const int64_t id = waiting_.front();
+  waiting_.pop_front();
+  Entry& e = units_[id];
+  e.state = State::kOut;
+  e.worker = worker;
+  ++out_;
+  return Unit{id, bound_, e.prefix};
+}
+
+bool SplitJob::Leased(int64_t unit, const std::string& worker) const {
+  auto it = units_.find(unit);
+  return it != units_.end() && it->second.state == State::kOut && it->second.worker == worker;
+}
+
+std::vector<std::pair<int64_t, std::string>> SplitJob::Out() const {
+  std::vector<std::pair<int64_t, std::string>> out;
+  for (const auto& [id, e] : units_) {
+    if (e.state == State::kOut) out.emplace_back(id, e.worker);
+  }
+  return out;
+}
+
+void SplitJob::Return(int64_t unit) {
+  auto it = units_.find(unit);
+  if (it == units_.end() || it->second.state != State::kOut) return;
+  Entry& e = it->second;
+  e.state = State::kWaiting;
+  e.worker.clear();
+  e.progress.Clear();
+  --out_;
+  waiting_.push_front(unit);
+}
+
+void SplitJob::Progress(int64_t unit, const v1::Progress& progress) {
+  auto it = units_.find(unit);
+  if (it != units_.end() && it->second.state == State::kOut) it->second.progress = progress;
+}
+
+v1::Progress SplitJob::JobProgress(absl::Duration elapsed) const {
+  v1::Progress p;
+  uint64_t expanded = expanded_;
+  uint64_t generated = generated_;
+  double rate = 0;
+  std::set<std::string> workers = workers_;
+  for (const auto& [id, e] : units_) {
+    if (e.state != State::kOut) continue;
+    expanded += e.progress.expanded();
+    generated += e.progress.generated();
+    rate += e.progress.nodes_per_second();
+    workers.insert(e.worker);
+  }
+  p.set_expanded(expanded);
+  p.set_generated(generated);
+  p.set_nodes_per_second(rate);
+  p.set_bound(bound_);
+  p.set_elapsed_ms(absl::ToDoubleMilliseconds(elapsed));
+  p.set_units_done(static_cast<int32_t>(done_));
+  p.set_units_total(static_cast<int32_t>(units_.size()));
+  p.set_workers(static_cast<int32_t>(workers.size()));
+  return p;
+}
+
+uint64_t SplitJob::ExpandedSoFar() const {
+  uint64_t expanded = expanded_;
+  for (const auto& [id, e] : units_) {
+    if (e.state == State::kOut) expanded += e.progress.expanded();
+  }
+  return expanded;
+}
+
+void SplitJob::Count(const v1::Stats& stats, const std::string& worker) {
+  expanded_ += stats.expanded();
+  generated_ += stats.generated();
+  max_open_ = std::max(max_open_, stats.max_open());
+  ++work_units_;
+  workers_.insert(worker);
+}
+
+SplitJob::Verdict SplitJob::Finished(int64_t unit, const std::string& worker, const v1::Result& result,
+                                     int next_bound, std::string* holder) {
+  auto it = units_.find(unit);
+  if (it == units_.end() || it->second.state == State::kDone) return Verdict::kIgnored;
+  Entry& e = it->second;
+  if (e.state == State::kOut) {
+    if (e.worker != worker) *holder = e.worker;
+    --out_;
+  } else {
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), unit));
+  }
+  e.state = State::kDone;
+  e.expanded = result.stats().expanded();
+  e.progress.Clear();
+  ++done_;
+  Count(result.stats(), worker);
+  if (result.status() == "solved") {
+    solution_ = result;
+    return Verdict::kSolved;
+  }
+  if (next_bound == 0) {
+    e.empty = true;
+  } else if (next_bound_ == 0 || next_bound < next_bound_) {
+    next_bound_ = next_bound;
+  }
+  if (done_ < units_.size()) return Verdict::kWait;
+  ++iterations_;
+  if (next_bound_ == 0) return Verdict::kExhausted;
+  NextThreshold(next_bound_);
+  return Verdict::kNextBound;
+}
+
+void SplitJob::NextThreshold(int bound) {
+  uint64_t total = 0;
+  for (const auto& [id, e] : units_) total += e.expanded;
+  const double share = static_cast<double>(total) / static_cast<double>(kUnitsPerWorker * max_out_);
+  std::vector<std::pair<double, std::vector<Dir>>> next;
+  size_t left = units_.size();
+  for (auto& [id, e] : units_) {
+    --left;
+    if (e.empty) continue;
+    // A unit that expanded its root and found nothing has no goal at its
+    // root, so its children cover everything it did.
+    const bool cut = e.expanded >= kMinNodesToCut && static_cast<double>(e.expanded) > share &&
+                     next.size() + left + 4 <= kMaxUnits;
+    std::vector<std::vector<Dir>> children;
+    if (cut) children = SplitSubtree(p_.start, p_.goal, p_.pruning, e.prefix);
+    if (children.empty()) {
+      next.emplace_back(static_cast<double>(e.expanded), std::move(e.prefix));
+      continue;
+    }
+    const double each = static_cast<double>(e.expanded) / static_cast<double>(children.size());
+    for (std::vector<Dir>& child : children) next.emplace_back(each, std::move(child));
+  }
+  std::stable_sort(next.begin(), next.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  units_.clear();
+  waiting_.clear();
+  out_ = 0;
+  done_ = 0;
+  next_bound_ = 0;
+  bound_ = bound;
+  for (auto& [size, prefix] : next) Queue(std::move(prefix), size);
+}
+
+v1::Checkpoint SplitJob::Checkpoint() const {
+  v1::Checkpoint c;
+  c.set_bound(bound_);
+  c.set_expanded(p_.resume.expanded() + expanded_);
+  c.set_generated(p_.resume.generated() + generated_);
+  c.set_iterations(p_.resume.iterations() + iterations_);
+  return c;
+}
+
+v1::Result SplitJob::Result(const std::string& status, absl::Time now) const {
+  v1::Result r;
+  if (solution_.status() == "solved") {
+    r = solution_;
+  } else {
+    r.set_status(status);
+    r.set_algorithm(p_.algorithm);
+    r.set_heuristic(p_.heuristic);
+  }
+  v1::Stats* s = r.mutable_stats();
+  s->Clear();
+  s->set_expanded(p_.resume.expanded() + expanded_);
+  s->set_generated(p_.resume.generated() + generated_);
+  s->set_max_open(max_open_);
+  s->set_iterations(p_.resume.iterations() + iterations_ + (solution_.status() == "solved" ? 1 : 0));
+  const absl::Duration elapsed = now - p_.started;
+  s->set_elapsed_ms(absl::ToDoubleMilliseconds(elapsed));
+  if (elapsed > absl::ZeroDuration()) {
+    s->set_nodes_per_second(static_cast<double>(generated_) / absl::ToDoubleSeconds(elapsed));
+  }
+  s->set_resumed_from_bound(p_.resume.bound());
+  s->set_workers(static_cast<int32_t>(workers_.size()));
+  s->set_work_units(work_units_);
+  return r;
+}
+
+bool SplitJob::ProgressDue(absl::Time now, absl::Duration interval) {
+  if (now - last_progress_ < interval) return false;
+  last_progress_ = now;
+  return true;
+}
+
+}  // namespace npuzzle

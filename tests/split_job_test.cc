@@ -1,0 +1,313 @@
+// A job spread over workers, without a network: the frontier that cuts an
+// IDA* search into subtrees (engine/work_split.h), subtree passes
+// (SearchOptions::subtree), and the coordinator's model of the job
+// (service/split_job.h), driven here with units searched in this process,
+// in a random order, with lost workers, repeated and late results.
+#include "service/split_job.h"
+
+#include <climits>
+#include <random>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "engine/board_parser.h"
+#include "engine/instances.h"
+#include "engine/move_pruning.h"
+#include "engine/puzzle.h"
+#include "engine/solver.h"
+#include "engine/work_split.h"
+#include "gtest/gtest.h"
+#include "tests/exhaustive.h"
+#include "tests/korf_instances.h"
+#include "worker/job_spec.h"
+
+namespace npuzzle {
+namespace {
+
+struct Faults {
+  double lose = 0;    // a unit's worker is lost before it reports
+  double repeat = 0;  // a result arrives twice
+  double late = 0;    // a worker thought lost reports after its unit went out again
+};
+
+struct Driven {
+  SplitJob::Verdict verdict = SplitJob::Verdict::kIgnored;
+  v1::Result result;
+  std::vector<v1::Checkpoint> checkpoints;
+  std::vector<int> units_per_threshold;
+};
+
+const MovePruning* MachineFor(const Board& b) {
+  return MovePruning::For(b.rows(), b.cols(), SearchOptions().pruning_length, [] { return false; });
+}
+
+// Searches one unit here, as a worker would.
+SolveResult SearchUnit(const Board& start, const Board& goal, const std::string& algorithm,
+                       const SplitJob::Unit& unit) {
+  SolveRequest r;
+  r.start = start;
+  r.goal = goal;
+  r.algorithm = algorithm;
+  r.options.subtree = SearchOptions::SubtreePass{unit.prefix, unit.bound};
+  absl::StatusOr<SolveResult> solved = Solve(r);
+  EXPECT_TRUE(solved.ok()) << solved.status();
+  return solved.ok() ? *solved : SolveResult{};
+}
+
+// Runs a split job to its end (or through `stop_after` thresholds) with
+// max_workers + 1 workers that each take one unit at a time.
+Driven Drive(const Board& start, const Board& goal, const std::string& algorithm, int max_workers,
+             std::mt19937_64& rng, Faults faults = {}, const v1::Checkpoint& resume = {},
+             size_t stop_after = SIZE_MAX) {
+  SplitJob job({.start = start,
+                .goal = goal,
+                .pruning = MachineFor(start),
+                .max_workers = max_workers,
+                .resume = resume,
+                .started = absl::Now(),
+                .algorithm = algorithm,
+                .heuristic = "manhattan"});
+  auto chance = [&rng](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
+  std::vector<std::string> idle;
+  for (int i = 0; i <= max_workers; ++i) idle.push_back(absl::StrCat("w", i));
+  std::vector<std::pair<SplitJob::Unit, std::string>> out;
+  Driven driven;
+  driven.units_per_threshold.push_back(job.JobProgress(absl::ZeroDuration()).units_total());
+  for (int step = 0; step < 10000000; ++step) {
+    while (!idle.empty()) {
+      std::optional<SplitJob::Unit> unit = job.Lease(idle.back());
+      if (!unit) break;
+      EXPECT_TRUE(job.Leased(unit->id, idle.back()));
+      out.emplace_back(*std::move(unit), idle.back());
+      idle.pop_back();
+    }
+    EXPECT_LE(out.size(), static_cast<size_t>(std::max(1, max_workers)));
+    if (out.empty()) {
+      ADD_FAILURE() << "no unit out and no verdict";
+      return driven;
+    }
+    const size_t pick = rng() % out.size();
+    auto [unit, worker] = out[pick];
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(pick));
+    idle.push_back(worker);
+    if (chance(faults.lose)) {
+      job.Return(unit.id);
+      continue;
+    }
+    std::string rerun_by;
+    if (chance(faults.late)) {
+      // Thought lost, so handed out again (first), then its result comes.
+      job.Return(unit.id);
+      std::optional<SplitJob::Unit> again = job.Lease("late");
+      EXPECT_TRUE(again && again->id == unit.id);
+      rerun_by = "late";
+    }
+    const SolveResult solved = SearchUnit(start, goal, algorithm, unit);
+    const v1::Result result = ResultToProto(solved);
+    std::string holder;
+    const SplitJob::Verdict verdict = job.Finished(unit.id, worker, result, solved.next_bound, &holder);
+    EXPECT_EQ(holder, rerun_by);
+    if (!rerun_by.empty()) {
+      EXPECT_EQ(job.Finished(unit.id, rerun_by, result, solved.next_bound, &holder),
+                SplitJob::Verdict::kIgnored);
+    }
+    if (chance(faults.repeat)) {
+      EXPECT_EQ(job.Finished(unit.id, worker, result, solved.next_bound, &holder), SplitJob::Verdict::kIgnored);
+    }
+    switch (verdict) {
+      case SplitJob::Verdict::kIgnored:
+        ADD_FAILURE() << "a unit's first result was ignored";
+        return driven;
+      case SplitJob::Verdict::kWait:
+        break;
+      case SplitJob::Verdict::kNextBound:
+        // Whatever was still out belonged to the finished threshold.
+        for (auto& [u, w] : out) idle.push_back(w);
+        out.clear();
+        driven.checkpoints.push_back(job.Checkpoint());
+        driven.units_per_threshold.push_back(job.JobProgress(absl::ZeroDuration()).units_total());
+        if (driven.checkpoints.size() >= stop_after) {
+          driven.verdict = verdict;
+          return driven;
+        }
+        break;
+      case SplitJob::Verdict::kSolved:
+      case SplitJob::Verdict::kExhausted:
+        driven.verdict = verdict;
+        driven.result = job.Result("unsolvable", absl::Now());
+        return driven;
+    }
+  }
+  ADD_FAILURE() << "the job never ended";
+  return driven;
+}
+
+void ExpectReplays(const Board& start, const Board& goal, const v1::Result& result) {
+  absl::StatusOr<std::vector<Dir>> moves = ParseMoves(result.moves());
+  ASSERT_TRUE(moves.ok()) << moves.status();
+  absl::StatusOr<Board> end = ApplyMoves(start, *moves);
+  ASSERT_TRUE(end.ok()) << end.status();
+  EXPECT_EQ(*end, goal);
+  EXPECT_EQ(result.length(), static_cast<int>(moves->size()));
+}
+
+int IdaStarLength(const Board& start, const Board& goal, const std::string& algorithm) {
+  SolveRequest r;
+  r.start = start;
+  r.goal = goal;
+  r.algorithm = algorithm;
+  absl::StatusOr<SolveResult> solved = Solve(r);
+  EXPECT_TRUE(solved.ok() && solved->status == SearchStatus::kSolved);
+  return solved.ok() ? static_cast<int>(solved->moves.size()) : -1;
+}
+
+TEST(UnitKey, NamesTheJobAndTheUnitAndNothingElseParses) {
+  const std::optional<UnitName> name = ParseUnitKey(UnitKey("job-00ff", 1234567890123));
+  ASSERT_TRUE(name);
+  EXPECT_EQ(name->job_id, "job-00ff");
+  EXPECT_EQ(name->unit, 1234567890123);
+  for (const char* key : {"job-00ff", "job-00ff/", "job-00ff/x", "job-00ff/1x", ""}) {
+    EXPECT_FALSE(ParseUnitKey(key)) << key;
+  }
+}
+
+// On 3x3 with random goals, checked against the exhaustive distances from
+// the start: every root is a distinct board exactly `depth` moves away, the
+// goal is not nearer, and the roots are in U, D, L, R order.
+TEST(WorkSplit, RootsAreDistinctBoardsAtTheirDistanceAndNoGoalIsNearer) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 4; ++trial) {
+    const Board goal = testing::RandomArrangement(3, 3, rng);
+    const Board start = RandomWalk(goal, 6 + 4 * trial, rng);
+    const testing::ExhaustiveDistances from_start(start);
+    for (const MovePruning* pruning : {static_cast<const MovePruning*>(nullptr), MachineFor(start)}) {
+      for (size_t enough : {1u, 8u, 64u, 1000u}) {
+        const SplitFrontier f = GrowSplitFrontier(start, goal, pruning, enough, 40);
+        EXPECT_LE(f.depth, from_start.Distance(goal));
+        std::set<std::string> boards;
+        for (size_t i = 0; i < f.roots.size(); ++i) {
+          ASSERT_EQ(static_cast<int>(f.roots[i].size()), f.depth);
+          const Board b = *ApplyMoves(start, f.roots[i]);
+          EXPECT_EQ(from_start.Distance(b), f.depth) << MovesToString(f.roots[i]);
+          EXPECT_TRUE(boards.insert(b.ToString()).second) << "two roots on " << b.ToString();
+          if (f.depth > 0) EXPECT_NE(b, goal);
+          if (i > 0) EXPECT_LT(f.roots[i - 1], f.roots[i]);
+        }
+      }
+    }
+  }
+}
+
+TEST(WorkSplit, AStartAtItsGoalIsOneRootThatSolvesInNoMoves) {
+  const Board goal = *ParseBoard("1 2 3 4 5 6 7 8 0");
+  const SplitFrontier f = GrowSplitFrontier(goal, goal, MachineFor(goal), 64, 40);
+  EXPECT_EQ(f.depth, 0);
+  ASSERT_EQ(f.roots.size(), 1u);
+  EXPECT_TRUE(f.roots[0].empty());
+  std::mt19937_64 rng(1);
+  const Driven d = Drive(goal, goal, "idastar", 4, rng);
+  EXPECT_EQ(d.verdict, SplitJob::Verdict::kSolved);
+  EXPECT_EQ(d.result.length(), 0);
+}
+
+// A subtree's children cover it: at any bound its root is within (the
+// only subtrees a split job cuts), the children's passes together find
+// what the parent's finds, and the same least f above the bound.
+TEST(WorkSplit, ASubtreesChildrenCoverIt) {
+  std::mt19937_64 rng(5);
+  const Board goal = *ParseBoard("1 2 3 4 / 5 6 7 8 / 9 10 11 12 / 13 14 15 0");
+  const Board start = RandomWalk(goal, 40, rng);
+  const SplitFrontier f = GrowSplitFrontier(start, goal, MachineFor(start), 16, 40);
+  int compared = 0;
+  for (const std::vector<Dir>& root : f.roots) {
+    const std::vector<std::vector<Dir>> children = SplitSubtree(start, goal, MachineFor(start), root);
+    const int root_f = SearchUnit(start, goal, "idastar", {0, 0, root}).next_bound;
+    for (int bound = root_f; bound <= root_f + 6; bound += 2) {
+      const SolveResult whole = SearchUnit(start, goal, "idastar", {0, bound, root});
+      if (whole.stats.expanded == 0) continue;  // its root is over the bound
+      ++compared;
+      bool found = false;
+      int next = 0;
+      for (const std::vector<Dir>& child : children) {
+        const SolveResult part = SearchUnit(start, goal, "idastar", {0, bound, child});
+        found |= part.status == SearchStatus::kSolved;
+        if (part.next_bound > 0 && (next == 0 || part.next_bound < next)) next = part.next_bound;
+      }
+      EXPECT_EQ(found, whole.status == SearchStatus::kSolved);
+      if (!found) EXPECT_EQ(next, whole.next_bound) << MovesToString(root) << " at " << bound;
+    }
+  }
+  EXPECT_GT(compared, 10);
+}
+
+// Every shape from 2x2 to 8x8, random goals, scrambles of several lengths:
+// the split job answers exactly IDA*'s length, never more than the
+// scramble, with moves that replay, whatever order its units finish in and
+// whatever faults befall them.
+TEST(SplitJob, EveryShapeAgreesWithIdaStarDespiteLostRepeatedAndLateUnits) {
+  std::mt19937_64 rng(2026);
+  const Faults faults{.lose = 0.1, .repeat = 0.1, .late = 0.05};
+  for (int rows = 2; rows <= 8; ++rows) {
+    for (int cols = 2; cols <= 8; ++cols) {
+      const Board goal = testing::RandomArrangement(rows, cols, rng);
+      for (int walk : {3, 14, 26}) {
+        const Board start = RandomWalk(goal, walk, rng);
+        const int expected = IdaStarLength(start, goal, "idastar");
+        for (int max_workers : {1, 3, 8}) {
+          SCOPED_TRACE(absl::StrCat(rows, "x", cols, " walk ", walk, " over ", max_workers, ": ", start.ToString()));
+          const Driven d = Drive(start, goal, "idastar", max_workers, rng, faults);
+          ASSERT_EQ(d.verdict, SplitJob::Verdict::kSolved);
+          EXPECT_EQ(d.result.length(), expected);
+          EXPECT_LE(d.result.length(), walk);
+          EXPECT_TRUE(d.result.optimal());
+          EXPECT_GE(d.result.stats().work_units(), 1);
+          EXPECT_LE(d.result.stats().workers(), max_workers + 2);
+          ExpectReplays(start, goal, d.result);
+        }
+      }
+    }
+  }
+}
+
+TEST(SplitJob, IterativeDeepeningSplitsToo) {
+  std::mt19937_64 rng(3);
+  for (const auto& [rows, cols] : {std::pair{2, 3}, {3, 3}, {2, 5}}) {
+    const Board goal = testing::RandomArrangement(rows, cols, rng);
+    const Board start = RandomWalk(goal, 12, rng);
+    const testing::ExhaustiveDistances oracle(goal);
+    const Driven d = Drive(start, goal, "iddfs", 4, rng, {.lose = 0.1});
+    ASSERT_EQ(d.verdict, SplitJob::Verdict::kSolved);
+    EXPECT_EQ(d.result.length(), oracle.Distance(start));
+    ExpectReplays(start, goal, d.result);
+  }
+}
+
+// Korf's instance 4 (56 moves) over two workers: large units are cut into
+// their children for the next threshold, the answer is the published
+// optimum, and a job resumed from any of its checkpoints answers the same.
+TEST(SplitJob, KorfInstanceCutsLargeUnitsAndResumesFromEachCheckpoint) {
+  const KorfInstance korf = LoadKorfInstances("korf100.txt", 4)[3];
+  ASSERT_EQ(korf.id, 4);
+  const Board goal = *ParseBoard("0 1 2 3 / 4 5 6 7 / 8 9 10 11 / 12 13 14 15");
+  std::mt19937_64 rng(4);
+  const Driven d = Drive(korf.start, goal, "idastar", 2, rng, {.lose = 0.02, .repeat = 0.02, .late = 0.02});
+  ASSERT_EQ(d.verdict, SplitJob::Verdict::kSolved);
+  EXPECT_EQ(d.result.length(), korf.optimal_length);
+  ExpectReplays(korf.start, goal, d.result);
+  EXPECT_GT(d.units_per_threshold.back(), d.units_per_threshold.front()) << "no unit was ever cut";
+  ASSERT_GE(d.checkpoints.size(), 3u);
+  EXPECT_EQ(d.result.stats().iterations(), static_cast<int>(d.checkpoints.size()) + 1);
+
+  const v1::Checkpoint& resume = d.checkpoints[d.checkpoints.size() - 2];
+  const Driven resumed = Drive(korf.start, goal, "idastar", 3, rng, {}, resume);
+  ASSERT_EQ(resumed.verdict, SplitJob::Verdict::kSolved);
+  EXPECT_EQ(resumed.result.length(), korf.optimal_length);
+  EXPECT_EQ(resumed.result.stats().resumed_from_bound(), resume.bound());
+  EXPECT_GE(resumed.result.stats().expanded(), resume.expanded());
+  EXPECT_EQ(resumed.checkpoints.size(), 1u);
+}
+
+}  // namespace
+}  // namespace npuzzle
