@@ -512,15 +512,19 @@ void JobManager::Dispatch() {
   if (stopping_) return;
   const absl::Time now = absl::Now();
   while (Worker* w = workers_.Freest()) {
-    // Units of the split jobs already running first: they were admitted
-    // before anything still queued.
-    if (LeaseUnit(*w)) continue;
+    // Units of running split jobs before queued jobs of no higher
+    // priority: those jobs were admitted first, or matter more.
+    if (LeaseUnit(*w, queue_.TopPriority())) continue;
     std::optional<std::string> id = queue_.PopReady(now, [this](const std::string& tenant) {
       mu_.AssertHeld();
       const int64_t max_running = QuotaOf(tenant).max_running;
       return max_running == 0 || workers_.LeasesOf(tenant) < max_running;
     });
-    if (!id) return;
+    if (!id) {
+      // Nothing queued may run now: a split job's unit of any priority may.
+      if (LeaseUnit(*w, std::nullopt)) continue;
+      return;
+    }
     auto it = active_.find(*id);
     if (it == active_.end()) continue;
     Active& a = it->second;

@@ -203,9 +203,9 @@ class JobManager {
   // Jobs spread over workers (job_manager_split.cc).
   // Starts the job's first threshold; its units go out as workers free up.
   void StartSplit(Active& a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Gives `w` a unit of a running split job, taking the jobs in turn;
-  // false if none has one for it.
-  bool LeaseUnit(Worker& w) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Gives `w` a unit of a running split job of at least priority `floor`,
+  // taking the jobs in turn; false if none has one for it.
+  bool LeaseUnit(Worker& w, std::optional<int32_t> floor) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The running split job a unit belongs to, at `attempt`, or null.
   Active* SplitOf(const UnitName& unit, int attempt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UnitFinished(Worker& w, const UnitName& unit, const v1::JobFinished& f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -66,12 +66,13 @@ void JobManager::StartSplit(Active& a) {
   StoreState(a);
 }
 
-bool JobManager::LeaseUnit(Worker& w) {
+bool JobManager::LeaseUnit(Worker& w, std::optional<int32_t> floor) {
   if (splitting_.empty()) return false;
   auto it = splitting_.upper_bound(split_turn_);
   for (size_t tried = 0; tried < splitting_.size(); ++tried, ++it) {
     if (it == splitting_.end()) it = splitting_.begin();
     Active& a = active_.at(*it);
+    if (floor && a.job.spec().priority() < *floor) continue;
     const int64_t max_running = QuotaOf(a.job.tenant()).max_running;
     if (max_running > 0 && workers_.LeasesOf(a.job.tenant()) >= max_running) continue;
     std::optional<SplitJob::Unit> unit = a.split->Lease(w.id);
@@ -79,8 +80,7 @@ bool JobManager::LeaseUnit(Worker& w) {
     split_turn_ = *it;
     const v1::Limits& limits = a.job.spec().limits();
     const uint64_t expanded = a.split->ExpandedSoFar();
-    const absl::Duration time_left =
-        absl::Milliseconds(limits.max_time_ms()) - (absl::Now() - a.split->started());
+    const absl::Duration time_left = absl::Milliseconds(limits.max_time_ms()) - (absl::Now() - a.split->started());
     const bool nodes_spent = limits.max_nodes() > 0 && expanded >= limits.max_nodes();
     const bool time_spent = limits.max_time_ms() > 0 && time_left <= absl::ZeroDuration();
     if (nodes_spent || time_spent) {
@@ -95,8 +95,8 @@ bool JobManager::LeaseUnit(Worker& w) {
     v1::Assignment* assign = m.mutable_assign();
     assign->set_job_id(key);
     assign->set_attempt(a.job.attempt());
-    *assign->mutable_spec() = UnitSpec(a.job.spec(), limits.max_nodes() - std::min(expanded, limits.max_nodes()),
-                                       time_left);
+    *assign->mutable_spec() =
+        UnitSpec(a.job.spec(), limits.max_nodes() - std::min(expanded, limits.max_nodes()), time_left);
     assign->mutable_unit()->set_bound(unit->bound);
     assign->mutable_unit()->set_prefix(MovesToString(unit->prefix));
     w.link->Send(m);

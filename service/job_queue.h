@@ -32,6 +32,11 @@ class JobQueue {
   bool Erase(const std::string& id);
   bool Contains(const std::string& id) const { return entries_.contains(id); }
   size_t size() const { return entries_.size(); }
+  // The highest priority of a queued job, if any is queued.
+  std::optional<int32_t> TopPriority() const {
+    if (levels_.empty()) return std::nullopt;
+    return static_cast<int32_t>(-levels_.begin()->first);
+  }
   size_t QueuedOf(const std::string& tenant) const;
   const absl::flat_hash_map<std::string, size_t>& QueuedByTenant() const { return queued_by_tenant_; }
 

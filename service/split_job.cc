@@ -27,8 +27,7 @@ void WarmSplit(const v1::JobSpec& spec) {
   if (!SplitsOverWorkers(spec)) return;
   absl::StatusOr<SolveRequest> request = RequestFromSpec(spec);
   if (!request.ok()) return;
-  MovePruning::For(request->start.rows(), request->start.cols(), request->options.pruning_length,
-                   [] { return false; });
+  MovePruning::For(request->start.rows(), request->start.cols(), request->options.pruning_length, [] { return false; });
 }
 
 std::string UnitKey(absl::string_view job_id, int64_t unit) { return absl::StrCat(job_id, "/", unit); }
@@ -134,8 +133,8 @@ void SplitJob::Count(const v1::Stats& stats, const std::string& worker) {
   workers_.insert(worker);
 }
 
-SplitJob::Verdict SplitJob::Finished(int64_t unit, const std::string& worker, const v1::Result& result,
-                                     int next_bound, std::string* holder) {
+SplitJob::Verdict SplitJob::Finished(int64_t unit, const std::string& worker, const v1::Result& result, int next_bound,
+                                     std::string* holder) {
   auto it = units_.find(unit);
   if (it == units_.end() || it->second.state == State::kDone) return Verdict::kIgnored;
   Entry& e = it->second;
@@ -177,8 +176,8 @@ void SplitJob::NextThreshold(int bound) {
     if (e.empty) continue;
     // A unit that expanded its root and found nothing has no goal at its
     // root, so its children cover everything it did.
-    const bool cut = e.expanded >= kMinNodesToCut && static_cast<double>(e.expanded) > share &&
-                     next.size() + left + 4 <= kMaxUnits;
+    const bool cut =
+        e.expanded >= kMinNodesToCut && static_cast<double>(e.expanded) > share && next.size() + left + 4 <= kMaxUnits;
     std::vector<std::vector<Dir>> children;
     if (cut) children = SplitSubtree(p_.start, p_.goal, p_.pruning, e.prefix);
     if (children.empty()) {

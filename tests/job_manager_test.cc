@@ -620,6 +620,28 @@ TEST_F(JobManagerTest, CancellingASplitJobStopsEveryUnitOutAndFreesTheirWorkers)
   EXPECT_EQ(Get(next).state(), v1::JOB_STATE_RUNNING);
 }
 
+// A free worker takes a queued job of higher priority before the next unit
+// of a running split job, and the unit before a queued job of its own.
+TEST_F(JobManagerTest, SplitJobsUnitsYieldOnlyToQueuedJobsOfHigherPriority) {
+  const std::string split = manager_->Submit(SplitSpec("8 6 7 2 5 4 3 0 1", 2))->id();
+  auto w1 = Connect("w1");
+  v1::JobSpec urgent_spec = Spec();
+  urgent_spec.set_priority(5);
+  const std::string urgent = manager_->Submit(urgent_spec)->id();
+  EXPECT_EQ(Get(urgent).state(), v1::JOB_STATE_QUEUED);
+  size_t answered = 0;
+  ASSERT_EQ(AnswerUnits(w1.get(), &answered, 1), 1);
+  EXPECT_EQ(w1->Assignments().back().job_id(), urgent);
+  Receive(w1.get(), Finished(w1->Assignments().back()));
+  EXPECT_TRUE(w1->Assignments().back().has_unit());
+  const std::string later = manager_->Submit(Spec())->id();
+  answered = w1->Assignments().size() - 1;
+  ASSERT_EQ(AnswerUnits(w1.get(), &answered, 1), 1);
+  EXPECT_TRUE(w1->Assignments().back().has_unit());
+  EXPECT_EQ(Get(later).state(), v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(Get(split).state(), v1::JOB_STATE_RUNNING);
+}
+
 TEST_F(JobManagerTest, SplitJobsRefuseAlgorithmsThatCannotSplitAndBoundMaxWorkers) {
   v1::JobSpec spec = SplitSpec("8 6 7 2 5 4 3 0 1", 2);
   spec.set_algorithm("astar");

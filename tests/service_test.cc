@@ -374,6 +374,90 @@ TEST(Service, KilledWorkersIdaStarJobResumesAtItsCheckpoint) {
   ExpectReplays(done);
 }
 
+// Korf's instance 17 (66 moves), about three seconds over two workers.
+constexpr char kKorf17[] = "15 14 0 4 11 1 6 13 7 5 8 9 3 2 10 12";
+constexpr int kKorf17Length = 66;
+
+// Waits until the split job is in the middle of a threshold of at least
+// `bound`: units done, and units still out.
+absl::StatusOr<v1::Job> AwaitMidThreshold(v1::SolverService::Stub& stub, const std::string& id, int bound) {
+  const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(60));
+  while (absl::Now() < deadline) {
+    absl::StatusOr<v1::Job> job = GetJob(stub, id);
+    if (!job.ok()) return job;
+    if (job->state() != v1::JOB_STATE_QUEUED && job->state() != v1::JOB_STATE_RUNNING) {
+      return absl::FailedPreconditionError("the job ended first");
+    }
+    const v1::Progress& p = job->progress();
+    if (p.bound() >= bound && p.units_done() > 0 && p.units_done() < p.units_total()) return job;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  return absl::DeadlineExceededError("no threshold that far");
+}
+
+// One job over three worker processes; one is killed with SIGKILL in the
+// middle of a threshold. Its units go to the others, and the job still
+// answers the optimal length, once, having used all three.
+TEST(Service, SplitJobSurvivesAWorkerKilledMidThreshold) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  std::vector<std::unique_ptr<testing::Process>> workers;
+  for (const char* id : {"a", "b", "c"}) workers.push_back(StartWorker(c, dir, id, {"--max-search-threads=1"}));
+  v1::JobSpec spec = SpecFor(kKorf17, "blank-first", "idastar", "manhattan");
+  spec.set_max_workers(3);
+  const std::string id = Submit(c.stub(), spec)->id();
+  absl::StatusOr<v1::Job> mid = AwaitMidThreshold(c.stub(), id, 60);
+  ASSERT_TRUE(mid.ok()) << mid.status();
+  EXPECT_EQ(mid->progress().workers(), 3);
+  workers[1]->Signal(SIGKILL);
+
+  const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(120));
+  ASSERT_EQ(w.finals(), 1);
+  const v1::Job& done = *w.final_job();
+  EXPECT_EQ(done.state(), v1::JOB_STATE_DONE) << done.error();
+  EXPECT_EQ(done.result().length(), kKorf17Length);
+  EXPECT_TRUE(done.result().optimal());
+  EXPECT_EQ(done.result().stats().workers(), 3);
+  EXPECT_GT(done.result().stats().work_units(), 100);
+  EXPECT_EQ(done.lost_attempts(), 0);
+  EXPECT_EQ(done.attempt(), 1);
+  ExpectReplays(done);
+  bool units_seen = false;
+  for (const v1::JobEvent& e : w.events) units_seen |= e.has_progress() && e.progress().units_total() > 0;
+  EXPECT_TRUE(units_seen);
+}
+
+// Cancelling a split job stops its units on every worker: jobs submitted
+// right after start on those workers within the promised 200 ms (plus
+// their own few milliseconds).
+TEST(Service, CancellingASplitJobFreesEveryWorkerAtOnce) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  auto a = StartWorker(c, dir, "a", {"--max-search-threads=1"});
+  auto b = StartWorker(c, dir, "b", {"--max-search-threads=1"});
+  v1::JobSpec spec = SpecFor(kKorf17, "blank-first", "idastar", "manhattan");
+  spec.set_max_workers(2);
+  const std::string id = Submit(c.stub(), spec)->id();
+  ASSERT_TRUE(AwaitMidThreshold(c.stub(), id, 56).ok());
+  grpc::ClientContext context;
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id(id);
+  v1::Job cancelled;
+  ASSERT_TRUE(c.stub().CancelJob(&context, cancel, &cancelled).ok());
+  EXPECT_EQ(cancelled.state(), v1::JOB_STATE_CANCELLED);
+  const absl::Time after = absl::Now();
+  std::vector<std::string> quick;
+  for (int i = 0; i < 2; ++i) quick.push_back(Submit(c.stub(), SpecFor("8 1 3 4 0 2 7 6 5"))->id());
+  for (const std::string& q : quick) {
+    absl::StatusOr<v1::Job> done = AwaitState(c.stub(), q, v1::JOB_STATE_DONE, absl::Seconds(10));
+    ASSERT_TRUE(done.ok()) << done.status();
+  }
+  EXPECT_LT(absl::Now() - after, testing::Scaled(absl::Milliseconds(400)));
+  EXPECT_EQ(GetJob(c.stub(), id)->result().status(), "cancelled");
+}
+
 TEST(Service, KilledCoordinatorLosesNothingAndReportsEachJobOnce) {
   testing::TempDir dir;
   Coordinator c(dir, 0);

@@ -58,9 +58,8 @@ SolveResult SearchUnit(const Board& start, const Board& goal, const std::string&
 
 // Runs a split job to its end (or through `stop_after` thresholds) with
 // max_workers + 1 workers that each take one unit at a time.
-Driven Drive(const Board& start, const Board& goal, const std::string& algorithm, int max_workers,
-             std::mt19937_64& rng, Faults faults = {}, const v1::Checkpoint& resume = {},
-             size_t stop_after = SIZE_MAX) {
+Driven Drive(const Board& start, const Board& goal, const std::string& algorithm, int max_workers, std::mt19937_64& rng,
+             Faults faults = {}, const v1::Checkpoint& resume = {}, size_t stop_after = SIZE_MAX) {
   SplitJob job({.start = start,
                 .goal = goal,
                 .pruning = MachineFor(start),
@@ -110,8 +109,7 @@ Driven Drive(const Board& start, const Board& goal, const std::string& algorithm
     const SplitJob::Verdict verdict = job.Finished(unit.id, worker, result, solved.next_bound, &holder);
     EXPECT_EQ(holder, rerun_by);
     if (!rerun_by.empty()) {
-      EXPECT_EQ(job.Finished(unit.id, rerun_by, result, solved.next_bound, &holder),
-                SplitJob::Verdict::kIgnored);
+      EXPECT_EQ(job.Finished(unit.id, rerun_by, result, solved.next_bound, &holder), SplitJob::Verdict::kIgnored);
     }
     if (chance(faults.repeat)) {
       EXPECT_EQ(job.Finished(unit.id, worker, result, solved.next_bound, &holder), SplitJob::Verdict::kIgnored);
