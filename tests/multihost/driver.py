@@ -6,7 +6,8 @@ runs: workers are added (scale up), one is drained with SIGTERM (scale
 down), every process of another worker's host is killed with SIGKILL, and
 the coordinator is killed and restarted. Then every job must have finished
 exactly once, with the optimal length and moves that replay, and the
-coordinator's metrics must agree.
+coordinator's metrics must agree. Last, one job is spread over every worker
+host and one host is killed mid-threshold.
 """
 
 import argparse
@@ -150,6 +151,52 @@ def wait_for(condition, timeout, what):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def korf_instance(number):
+    with open(os.path.join(ARGS.data, "korf100.txt")) as f:
+        for line in f:
+            fields = line.split()
+            if not line.startswith("#") and int(fields[0]) == number:
+                return " ".join(fields[2:]), int(fields[1])
+    raise AssertionError(f"no Korf instance {number}")
+
+
+def split_job_phase(stub, pb, workers):
+    """One job spread over every worker host, one of which is killed in the
+    middle of a threshold: the job still ends once, optimal, having used
+    the hosts that were there. Returns the problems found."""
+    for host in ("w1", "w2"):  # back on the hosts that went away
+        workers[host] = start_worker(host)
+    board, length = korf_instance(17)
+    spec = pb.JobSpec(algorithm="idastar", heuristic="manhattan", goal_preset="blank-first", max_workers=4,
+                      request_id="multihost-split")
+    spec.start.text = board
+    job_id = stub.SubmitJob(pb.SubmitJobRequest(spec=spec), timeout=10, wait_for_ready=True).id
+
+    def mid_threshold():
+        p = stub.GetJob(pb.GetJobRequest(job_id=job_id), timeout=5).progress
+        return p.workers >= 3 and 0 < p.units_done < p.units_total and p.bound >= 60
+
+    wait_for(mid_threshold, 60, "the split job to be mid-threshold on several hosts")
+    log(f"split job {job_id}: killed {kill_host('w3')} process(es) on w3 mid-threshold")
+    workers.pop("w3").wait()
+    watcher = Watcher(stub, pb, job_id, time.time() + TIMEOUT_S)
+    watcher.run()
+    if len(watcher.finals) != 1:
+        return [f"split job {job_id}: {len(watcher.finals)} final events"]
+    final = watcher.finals[0]
+    problems = []
+    if final.state != pb.JOB_STATE_DONE or final.result.length != length:
+        problems.append(f"split job {job_id}: ended {pb.JobState.Name(final.state)} {final.result.status} "
+                        f"with {final.result.length} moves, optimal is {length}")
+    if replay(final.start.tiles, final.start.rows, final.start.cols, final.result.moves) != list(final.goal.tiles):
+        problems.append(f"split job {job_id}: moves do not reach the goal")
+    if final.result.stats.workers < 3:
+        problems.append(f"split job {job_id}: only {final.result.stats.workers} workers took part")
+    log(f"split job: {final.result.length} moves over {final.result.stats.workers} workers in "
+        f"{final.result.stats.work_units} units")
+    return problems
+
+
 def main():
     global ARGS, FINAL_STATES
     parser = argparse.ArgumentParser()
@@ -254,6 +301,7 @@ def main():
 
     log(f"{len(expected)} jobs, {len(retried)} run more than once, "
         f"{sum(w.reattached for w in watchers.values())} watch re-attachments")
+    problems += split_job_phase(stub, pb, workers)
     for w in workers.values():
         w.send_signal(signal.SIGTERM)
     coordinator.send_signal(signal.SIGTERM)
