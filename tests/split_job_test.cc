@@ -6,6 +6,7 @@
 #include "service/split_job.h"
 
 #include <climits>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -297,6 +298,27 @@ TEST(SplitJob, KorfInstanceCutsLargeUnitsAndResumesFromEachCheckpoint) {
   EXPECT_GT(d.units_per_threshold.back(), d.units_per_threshold.front()) << "no unit was ever cut";
   ASSERT_GE(d.checkpoints.size(), 3u);
   EXPECT_EQ(d.result.stats().iterations(), static_cast<int>(d.checkpoints.size()) + 1);
+
+  // Each finished threshold searched what one IDA* pass with the machine
+  // from the start does, less the subtrees of boards the frontier reaches
+  // twice and the frontier's own few hundred nodes.
+  SolveRequest plain;
+  plain.start = korf.start;
+  plain.goal = goal;
+  plain.algorithm = "idastar";
+  plain.options.pruning_after_generated = 0;
+  std::map<int, uint64_t> plain_expanded;  // by the threshold that followed
+  plain.options.on_checkpoint = [&](const IterationCheckpoint& c) { plain_expanded[c.next_bound] = c.expanded; };
+  ASSERT_TRUE(Solve(plain).ok());
+  int compared = 0;
+  for (const v1::Checkpoint& c : d.checkpoints) {
+    const uint64_t whole = plain_expanded[c.bound()];
+    if (whole < 1000) continue;
+    ++compared;
+    EXPECT_LE(c.expanded(), whole) << "thresholds up to " << c.bound();
+    EXPECT_GE(c.expanded() + 300, whole - whole / 100) << "thresholds up to " << c.bound();
+  }
+  EXPECT_GE(compared, 4);
 
   const v1::Checkpoint& resume = d.checkpoints[d.checkpoints.size() - 2];
   const Driven resumed = Drive(korf.start, goal, "idastar", 3, rng, {}, resume);

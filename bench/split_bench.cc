@@ -1,0 +1,102 @@
+// One hard job on one worker, and the same job spread over several
+// (JobSpec.max_workers), against a real coordinator with local workers on
+// loopback. For each of Korf's 15-puzzle instances in --ids (IDA*,
+// Manhattan distance): wall time from submission to the final result and
+// nodes expanded, as one job on one worker with one search thread, on one
+// worker with --workers threads, and spread over --workers workers; the
+// median of --repeats runs each (interleaved, so all see the same machine),
+// and the split run's time as a fraction of the one-thread run's.
+//
+//   split_bench [--ids 17,53] [--workers 2] [--repeats 3]
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "bench/bench_util.h"
+#include "tests/service_harness.h"
+#include "worker/job_spec.h"
+
+ABSL_FLAG(std::vector<std::string>, ids, std::vector<std::string>({"17", "53"}), "Korf 15-puzzle instances to run");
+ABSL_FLAG(int, workers, 2, "local workers, and the split job's max_workers");
+ABSL_FLAG(int, repeats, 3, "runs of each kind");
+
+namespace npuzzle::bench {
+namespace {
+
+struct Run {
+  double seconds = 0;
+  double expanded = 0;
+  int length = 0;
+  int workers = 0;
+  int units = 0;
+};
+
+std::optional<Run> RunJob(v1::SolverService::Stub& stub, const v1::JobSpec& spec) {
+  const absl::Time start = absl::Now();
+  absl::StatusOr<v1::Job> job = testing::Submit(stub, spec);
+  if (!job.ok()) return std::nullopt;
+  const testing::Watched w = testing::WatchToEnd(stub, job->id(), absl::Hours(2));
+  const v1::Job* done = w.final_job();
+  if (done == nullptr || done->result().status() != "solved") return std::nullopt;
+  return Run{absl::ToDoubleSeconds(absl::Now() - start), static_cast<double>(done->result().stats().expanded()),
+             done->result().length(), done->result().stats().workers(), done->result().stats().work_units()};
+}
+
+int Main() {
+  const int workers = absl::GetFlag(FLAGS_workers);
+  testing::TempDir dir;
+  testing::Coordinator c(dir, workers);
+  c.Start();
+  std::vector<KorfInstance> korf = LoadKorfInstances("korf100.txt", 4);
+  std::vector<double> ratios;
+  std::cout << absl::StrFormat("%-8s %-6s %-22s %10s %14s %6s %8s\n", "instance", "length", "run", "seconds",
+                               "expanded", "units", "vs one");
+  for (const std::string& id : absl::GetFlag(FLAGS_ids)) {
+    const KorfInstance& k = korf.at(std::stoi(id) - 1);
+    v1::JobSpec one = testing::SpecFor(k.start.ToString(), "blank-first", "idastar", "manhattan");
+    one.set_threads(1);
+    v1::JobSpec threaded = one;
+    threaded.set_threads(workers);
+    v1::JobSpec split = one;
+    split.set_max_workers(workers);
+    const std::vector<std::pair<std::string, v1::JobSpec>> kinds = {
+        {"one worker, 1 thread", one},
+        {absl::StrFormat("one worker, %d threads", workers), threaded},
+        {absl::StrFormat("split over %d workers", workers), split}};
+    std::vector<std::vector<double>> seconds(kinds.size()), expanded(kinds.size());
+    std::vector<int> units(kinds.size());
+    for (int r = 0; r < absl::GetFlag(FLAGS_repeats); ++r) {
+      for (size_t i = 0; i < kinds.size(); ++i) {
+        std::optional<Run> run = RunJob(c.stub(), kinds[i].second);
+        if (!run || run->length != k.optimal_length) {
+          std::cerr << "instance " << id << ": " << kinds[i].first << " did not answer the optimal length\n";
+          return 1;
+        }
+        seconds[i].push_back(run->seconds);
+        expanded[i].push_back(run->expanded);
+        units[i] = run->units;
+      }
+    }
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      const double ratio = Median(seconds[i]) / Median(seconds[0]);
+      std::cout << absl::StrFormat("%-8s %-6d %-22s %10.2f %14.0f %6d %7.2fx\n", id, k.optimal_length,
+                                   kinds[i].first, Median(seconds[i]), Median(expanded[i]), units[i], ratio);
+      if (i == 2) ratios.push_back(ratio);
+    }
+  }
+  std::cout << absl::StrFormat("split over %d workers / one worker, median over instances: %.2fx\n", workers,
+                               Median(ratios));
+  return 0;
+}
+
+}  // namespace
+}  // namespace npuzzle::bench
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return npuzzle::bench::Main();
+}
