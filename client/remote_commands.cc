@@ -149,7 +149,14 @@ int Follow(const std::string& command, grpc::ClientReaderInterface<v1::JobEvent>
     if (json) {
       std::cout << (FinalResult(event) ? FinalResult(event)->dump() : Json(event)) << "\n" << std::flush;
     } else if (event.has_progress()) {
-      if (live) std::cerr << "\r\033[K" << RenderProgress(ProgressFromProto(event.progress())) << std::flush;
+      if (live) {
+        const v1::Progress& p = event.progress();
+        std::cerr << "\r\033[K" << RenderProgress(ProgressFromProto(p));
+        if (p.units_total() > 0) {
+          std::cerr << absl::StrFormat(", units %d/%d, %d workers", p.units_done(), p.units_total(), p.workers());
+        }
+        std::cerr << std::flush;
+      }
     } else if (!event.state().has_finish_time()) {
       if (live) std::cerr << "\r\033[K";
       std::cerr << Summary(event.state()) << "\n";
