@@ -131,10 +131,7 @@ std::optional<nlohmann::json> FinalResult(const v1::JobEvent& event) {
   absl::StatusOr<Board> start = BoardFromProto(job.start());
   absl::StatusOr<Board> goal = BoardFromProto(job.goal());
   if (!start.ok() || !goal.ok()) return std::nullopt;
-  nlohmann::json j = ResultToJson(*start, *goal, ResultFromProto(job.result()));
-  j["workers"] = job.result().stats().workers();
-  j["work_units"] = job.result().stats().work_units();
-  return j;
+  return ResultToJson(*start, *goal, ResultFromProto(job.result()));
 }
 
 // Prints a job's event stream until its last event; returns the exit code.
