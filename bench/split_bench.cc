@@ -1,7 +1,7 @@
 // One hard job on one worker, and the same job spread over several
 // (JobSpec.max_workers), against real coordinators with local workers on
 // loopback: one with a single worker, one with --workers. For each of
-// Korf's 15-puzzle instances in --ids (IDA*, Manhattan distance): wall time
+// Korf's instances in --ids (IDA*, Manhattan distance by default): wall time
 // from submission to the final result and nodes expanded, for the job on
 // one worker with one search thread, the split job (max_workers
 // --workers) on that one worker, the job on one worker with --workers
@@ -15,6 +15,9 @@
 // when a unit finds the solution, and units go out in another order).
 //
 //   split_bench [--ids 17,53] [--workers 2] [--repeats 3]
+//   split_bench --file korf-taylor-24.txt --side 5 --heuristic pdb \
+//     --pdb_preset 6-6-6-6 --tables_dir ~/.cache/npuzzle/pdb --ids 1 --repeats 1
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -30,6 +33,12 @@
 ABSL_FLAG(std::vector<std::string>, ids, std::vector<std::string>({"17", "53"}), "Korf 15-puzzle instances to run");
 ABSL_FLAG(int, workers, 2, "local workers, and the split job's max_workers");
 ABSL_FLAG(int, repeats, 3, "runs of each kind");
+ABSL_FLAG(std::string, file, "korf100.txt", "instances, under tests/data");
+ABSL_FLAG(int, side, 4, "the instances' board side");
+ABSL_FLAG(std::string, heuristic, "manhattan", "the jobs' heuristic");
+ABSL_FLAG(std::string, pdb_preset, "", "the jobs' pattern-database preset (--heuristic pdb)");
+ABSL_FLAG(std::string, tables_dir, "",
+          "pattern tables the workers load (linked as their data directory's pdb/), instead of building them");
 
 namespace npuzzle::bench {
 namespace {
@@ -58,15 +67,24 @@ int Main() {
   testing::TempDir one_dir, many_dir;
   testing::Coordinator one_worker(one_dir, 1);
   testing::Coordinator many_workers(many_dir, workers);
+  if (const std::string tables = absl::GetFlag(FLAGS_tables_dir); !tables.empty()) {
+    for (const testing::Coordinator* c : {&one_worker, &many_workers}) {
+      std::filesystem::create_directories(c->data_dir());
+      std::filesystem::create_directory_symlink(tables, c->data_dir() + "/pdb");
+    }
+  }
   one_worker.Start();
   many_workers.Start();
-  std::vector<KorfInstance> korf = LoadKorfInstances("korf100.txt", 4);
+  std::vector<KorfInstance> korf = LoadKorfInstances(absl::GetFlag(FLAGS_file), absl::GetFlag(FLAGS_side));
   std::vector<double> vs_plain, vs_split_on_one;
   std::cout << absl::StrFormat("%-8s %-6s %-26s %10s %14s %6s %8s\n", "instance", "length", "run", "seconds",
                                "expanded", "units", "vs first");
   for (const std::string& id : absl::GetFlag(FLAGS_ids)) {
     const KorfInstance& k = korf.at(std::stoi(id) - 1);
-    v1::JobSpec one = testing::SpecFor(k.start.ToString(), "blank-first", "idastar", "manhattan");
+    v1::JobSpec one = testing::SpecFor(k.start.ToString(), "blank-first", "idastar", absl::GetFlag(FLAGS_heuristic));
+    one.set_pdb_preset(absl::GetFlag(FLAGS_pdb_preset));
+    one.mutable_limits()->set_max_time_ms(4 * 3600 * 1000);
+    one.mutable_limits()->set_max_memory_mb(8192);
     one.set_threads(1);
     v1::JobSpec threaded = one;
     threaded.set_threads(workers);

@@ -1,7 +1,8 @@
 // The coordinator's handling of its workers: a sequence of submissions,
 // cancellations, worker connections (with what they say they run or have
-// finished), worker messages for known, unknown and stale jobs and
-// attempts, disconnects and coordinator restarts, driven into the job
+// finished), worker messages for known, unknown and stale jobs, work
+// units of jobs spread over workers, and attempts, disconnects and
+// coordinator restarts, driven into the job
 // manager over fake links and a real store. After every step the manager's
 // invariants must hold (each job queued or leased to the one worker it
 // names, no lease without its job), and a job's final result, once stored,
@@ -51,6 +52,10 @@ class Run {
         spec.mutable_start()->set_text(in.Next(2) ? "8 1 3 4 0 2 7 6 5" : "1 2 3 4 5 6 7 0 8");
         if (in.Next(2)) spec.set_request_id("request-" + std::to_string(in.Next(3)));
         spec.set_priority(in.Next(3) - 1);
+        if (in.Next(2)) {
+          spec.set_algorithm("idastar");
+          spec.set_max_workers(2 + in.Next(3));
+        }
         absl::StatusOr<v1::Job> job = manager_->Submit(spec);
         if (job.ok() && !known(job->id())) ids_.push_back(job->id());
         break;
@@ -66,7 +71,7 @@ class Run {
         hello.set_capacity(in.Next(4));
         for (int n = in.Next(3); n > 0 && !ids_.empty(); --n) {
           v1::RunningJob* r = hello.add_running();
-          r->set_job_id(ids_[in.Next(ids_.size())]);
+          r->set_job_id(Target(in));
           r->set_attempt(in.Next(5));
         }
         for (int n = in.Next(2); n > 0 && !ids_.empty(); --n) *hello.add_finished() = Finished(in);
@@ -87,10 +92,10 @@ class Run {
         v1::WorkerMessage m;
         switch (in.Next(5)) {
           case 0:
-            m.mutable_heartbeat()->add_running()->set_job_id(ids_[in.Next(ids_.size())]);
+            m.mutable_heartbeat()->add_running()->set_job_id(Target(in));
             break;
           case 1:
-            m.mutable_progress()->set_job_id(ids_[in.Next(ids_.size())]);
+            m.mutable_progress()->set_job_id(Target(in));
             m.mutable_progress()->set_attempt(in.Next(5));
             m.mutable_progress()->mutable_progress()->set_expanded(in.Next(100));
             break;
@@ -98,7 +103,7 @@ class Run {
             *m.mutable_finished() = Finished(in);
             break;
           case 3:
-            m.mutable_released()->set_job_id(ids_[in.Next(ids_.size())]);
+            m.mutable_released()->set_job_id(Target(in));
             m.mutable_released()->set_attempt(in.Next(5));
             break;
           default:
@@ -138,9 +143,9 @@ class Run {
 
   v1::JobFinished Finished(Input& in) {
     v1::JobFinished f;
-    f.set_job_id(ids_[in.Next(ids_.size())]);
+    f.set_job_id(Target(in));
     f.set_attempt(in.Next(5));
-    switch (in.Next(3)) {
+    switch (in.Next(4)) {
       case 0:
         f.mutable_result()->set_status("solved");
         f.mutable_result()->set_moves(std::string(1 + in.Next(4), 'U'));
@@ -148,11 +153,21 @@ class Run {
       case 1:
         f.mutable_result()->set_status("cancelled");
         break;
+      case 2:
+        f.mutable_result()->set_status("depth_limit");
+        f.set_next_bound(in.Next(40));
+        break;
       default:
         f.set_error("boom");
         break;
     }
     return f;
+  }
+
+  // A known job, or one of its first work units.
+  std::string Target(Input& in) {
+    const std::string& id = ids_[in.Next(ids_.size())];
+    return in.Next(2) ? id : UnitKey(id, 1 + in.Next(8));
   }
 
   bool known(const std::string& id) const { return std::find(ids_.begin(), ids_.end(), id) != ids_.end(); }
