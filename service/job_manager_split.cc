@@ -158,6 +158,8 @@ void JobManager::UnitFinished(Worker& w, const UnitName& unit, const v1::JobFini
     }
     case SplitJob::Verdict::kSolved:
     case SplitJob::Verdict::kExhausted: {
+      // Solved, Result() is the solution; exhausted, nothing lies beyond
+      // the threshold, so nothing is: unsolvable.
       v1::Result result = a->split->Result("unsolvable", now);
       Finish(*a, v1::JOB_STATE_DONE, &result, "");
       return;
