@@ -10,6 +10,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -267,6 +268,23 @@ TEST(SplitJob, EveryShapeAgreesWithIdaStarDespiteLostRepeatedAndLateUnits) {
         }
       }
     }
+  }
+}
+
+// The most workers a client may ask for (JobSpec.max_workers 1000: a
+// frontier of 32,000 roots) on the smallest, an easy and a larger board.
+TEST(SplitJob, TheLargestMaxWorkersStaysBoundedAndRight) {
+  std::mt19937_64 rng(1000);
+  for (const auto& [rows, cols, walk] : {std::tuple{2, 2, 5}, {3, 3, 20}, {4, 4, 14}, {8, 8, 6}}) {
+    const Board goal = testing::RandomArrangement(rows, cols, rng);
+    const Board start = RandomWalk(goal, walk, rng);
+    const SplitFrontier f =
+        GrowSplitFrontier(start, goal, MachineFor(start), SplitJob::kUnitsPerWorker * kMaxWorkersPerJob, 40);
+    EXPECT_LE(f.roots.size(), SplitJob::kMaxUnits);
+    const Driven d = Drive(start, goal, "idastar", kMaxWorkersPerJob, rng);
+    ASSERT_EQ(d.verdict, SplitJob::Verdict::kSolved) << rows << "x" << cols;
+    EXPECT_EQ(d.result.length(), IdaStarLength(start, goal, "idastar"));
+    ExpectReplays(start, goal, d.result);
   }
 }
 
