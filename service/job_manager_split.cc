@@ -115,7 +115,9 @@ JobManager::Active* JobManager::SplitOf(const UnitName& unit, int attempt) {
 void JobManager::UnitFinished(Worker& w, const UnitName& unit, const v1::JobFinished& f) {
   const std::string key = UnitKey(unit.job_id, unit.unit);
   Active* a = SplitOf(unit, f.attempt());
-  if (a == nullptr) return;
+  // Another threshold's unit, or one already done: whatever it says is
+  // old news, limits included.
+  if (a == nullptr || !a->split->Pending(unit.unit)) return;
   const bool held = a->split->Leased(unit.unit, w.id);
   if (held) workers_.Release(w, key);
   const std::string& status = f.result().status();

@@ -69,6 +69,11 @@ bool SplitJob::Leased(int64_t unit, const std::string& worker) const {
   return it != units_.end() && it->second.state == State::kOut && it->second.worker == worker;
 }
 
+bool SplitJob::Pending(int64_t unit) const {
+  auto it = units_.find(unit);
+  return it != units_.end() && it->second.state != State::kDone;
+}
+
 std::vector<std::pair<int64_t, std::string>> SplitJob::Out() const {
   std::vector<std::pair<int64_t, std::string>> out;
   for (const auto& [id, e] : units_) {
@@ -135,9 +140,8 @@ void SplitJob::Count(const v1::Stats& stats, const std::string& worker) {
 
 SplitJob::Verdict SplitJob::Finished(int64_t unit, const std::string& worker, const v1::Result& result, int next_bound,
                                      std::string* holder) {
-  auto it = units_.find(unit);
-  if (it == units_.end() || it->second.state == State::kDone) return Verdict::kIgnored;
-  Entry& e = it->second;
+  if (!Pending(unit)) return Verdict::kIgnored;
+  Entry& e = units_.at(unit);
   if (e.state == State::kOut) {
     if (e.worker != worker) *holder = e.worker;
     --out_;

@@ -87,6 +87,8 @@ class SplitJob {
   std::optional<Unit> Lease(const std::string& worker);
   // Whether `unit` is out with `worker`.
   bool Leased(int64_t unit, const std::string& worker) const;
+  // Whether `unit` belongs to this threshold and has no result yet.
+  bool Pending(int64_t unit) const;
   // The units out, and with whom.
   std::vector<std::pair<int64_t, std::string>> Out() const;
   // Its worker was lost or let it go: hand it out again (first).
