@@ -7,7 +7,8 @@
 // --workers) on that one worker, the job on one worker with --workers
 // threads, and the split job over --workers workers; the median of
 // --repeats runs of each (interleaved, so all see the same machine), and
-// each as a fraction of the first. The split job on one worker searches
+// each as a fraction of the first; and the coordinator's CPU time per
+// run, which for a split job is what its units cost the coordinator. The split job on one worker searches
 // the same units in the same order as over several, so their ratio is the
 // split's own speedup; against the plain job it also includes the
 // pruning machine, which a split job uses from its first unit and a plain
@@ -17,14 +18,20 @@
 //   split_bench [--ids 17,53] [--workers 2] [--repeats 3]
 //   split_bench --file korf-taylor-24.txt --side 5 --heuristic pdb \
 //     --pdb_preset 6-6-6-6 --tables_dir ~/.cache/npuzzle/pdb --ids 1 --repeats 1
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "bench/bench_util.h"
 #include "tests/service_harness.h"
@@ -47,19 +54,30 @@ struct Run {
   double seconds = 0;
   double expanded = 0;
   int length = 0;
-  int workers = 0;
   int units = 0;
+  double coordinator_cpu = 0;  // seconds
 };
 
-std::optional<Run> RunJob(v1::SolverService::Stub& stub, const v1::JobSpec& spec) {
+// A process's user and system CPU time so far, from /proc.
+double CpuSeconds(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The fields after the command name (which may hold spaces) start with
+  // the state, field 3; utime and stime are fields 14 and 15.
+  const std::vector<std::string> fields = absl::StrSplit(stat.substr(stat.rfind(')') + 2), ' ');
+  return (std::stod(fields[11]) + std::stod(fields[12])) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+std::optional<Run> RunJob(testing::Coordinator& c, const v1::JobSpec& spec) {
+  const double cpu = CpuSeconds(c.process()->pid());
   const absl::Time start = absl::Now();
-  absl::StatusOr<v1::Job> job = testing::Submit(stub, spec);
+  absl::StatusOr<v1::Job> job = testing::Submit(c.stub(), spec);
   if (!job.ok()) return std::nullopt;
-  const testing::Watched w = testing::WatchToEnd(stub, job->id(), absl::Hours(2));
+  const testing::Watched w = testing::WatchToEnd(c.stub(), job->id(), absl::Hours(2));
   const v1::Job* done = w.final_job();
   if (done == nullptr || done->result().status() != "solved") return std::nullopt;
   return Run{absl::ToDoubleSeconds(absl::Now() - start), static_cast<double>(done->result().stats().expanded()),
-             done->result().length(), done->result().stats().workers(), done->result().stats().work_units()};
+             done->result().length(), done->result().stats().work_units(), CpuSeconds(c.process()->pid()) - cpu};
 }
 
 int Main() {
@@ -76,9 +94,9 @@ int Main() {
   one_worker.Start();
   many_workers.Start();
   std::vector<KorfInstance> korf = LoadKorfInstances(absl::GetFlag(FLAGS_file), absl::GetFlag(FLAGS_side));
-  std::vector<double> vs_plain, vs_split_on_one;
-  std::cout << absl::StrFormat("%-8s %-6s %-26s %10s %14s %6s %8s\n", "instance", "length", "run", "seconds",
-                               "expanded", "units", "vs first");
+  std::vector<double> vs_plain, vs_split_on_one, cpu_per_unit;
+  std::cout << absl::StrFormat("%-8s %-6s %-26s %10s %14s %6s %8s %14s\n", "instance", "length", "run", "seconds",
+                               "expanded", "units", "vs first", "coordinator s");
   for (const std::string& id : absl::GetFlag(FLAGS_ids)) {
     const KorfInstance& k = korf.at(std::stoi(id) - 1);
     v1::JobSpec one = testing::SpecFor(k.start.ToString(), "blank-first", "idastar", absl::GetFlag(FLAGS_heuristic));
@@ -99,11 +117,11 @@ int Main() {
                                      {"split, on one worker", &one_worker, split},
                                      {absl::StrFormat("one worker, %d threads", workers), &many_workers, threaded},
                                      {absl::StrFormat("split over %d workers", workers), &many_workers, split}};
-    std::vector<std::vector<double>> seconds(kinds.size()), expanded(kinds.size());
+    std::vector<std::vector<double>> seconds(kinds.size()), expanded(kinds.size()), cpu(kinds.size());
     std::vector<int> units(kinds.size());
     for (int r = 0; r < absl::GetFlag(FLAGS_repeats); ++r) {
       for (size_t i = 0; i < kinds.size(); ++i) {
-        std::optional<Run> run = RunJob(kinds[i].where->stub(), kinds[i].spec);
+        std::optional<Run> run = RunJob(*kinds[i].where, kinds[i].spec);
         if (!run || run->length != k.optimal_length) {
           std::cerr << "instance " << id << ": " << kinds[i].name << " did not answer the optimal length\n";
           return 1;
@@ -111,19 +129,22 @@ int Main() {
         seconds[i].push_back(run->seconds);
         expanded[i].push_back(run->expanded);
         units[i] = run->units;
+        cpu[i].push_back(run->coordinator_cpu);
       }
     }
     for (size_t i = 0; i < kinds.size(); ++i) {
-      std::cout << absl::StrFormat("%-8s %-6d %-26s %10.2f %14.0f %6d %7.2fx\n", id, k.optimal_length, kinds[i].name,
-                                   Median(seconds[i]), Median(expanded[i]), units[i],
-                                   Median(seconds[i]) / Median(seconds[0]));
+      std::cout << absl::StrFormat("%-8s %-6d %-26s %10.2f %14.0f %6d %7.2fx %14.3f\n", id, k.optimal_length,
+                                   kinds[i].name, Median(seconds[i]), Median(expanded[i]), units[i],
+                                   Median(seconds[i]) / Median(seconds[0]), Median(cpu[i]));
     }
     vs_plain.push_back(Median(seconds[3]) / Median(seconds[0]));
     vs_split_on_one.push_back(Median(seconds[3]) / Median(seconds[1]));
+    cpu_per_unit.push_back(Median(cpu[3]) / std::max(1, units[3]));
   }
   std::cout << absl::StrFormat(
-      "split over %d workers, median over instances: %.2fx the split job on one worker, %.2fx the plain job\n", workers,
-      Median(vs_split_on_one), Median(vs_plain));
+      "split over %d workers, median over instances: %.2fx the split job on one worker, %.2fx the plain job; "
+      "coordinator CPU %.0f us per unit\n",
+      workers, Median(vs_split_on_one), Median(vs_plain), 1e6 * Median(cpu_per_unit));
   return 0;
 }
 
