@@ -44,12 +44,12 @@ SplitJob::SplitJob(Params params) : p_(std::move(params)), max_out_(static_cast<
   SplitFrontier frontier =
       GrowSplitFrontier(p_.start, p_.goal, p_.pruning, kUnitsPerWorker * max_out_, kMaxFrontierDepth);
   bound_ = std::max(frontier.depth, p_.resume.bound());
-  for (std::vector<Dir>& root : frontier.roots) Queue(std::move(root), 0);
+  for (std::vector<Dir>& root : frontier.roots) Queue(std::move(root));
 }
 
-void SplitJob::Queue(std::vector<Dir> prefix, double size) {
+void SplitJob::Queue(std::vector<Dir> prefix) {
   const int64_t id = next_id_++;
-  units_[id] = Entry{.prefix = std::move(prefix), .size = size};
+  units_[id] = Entry{.prefix = std::move(prefix)};
   waiting_.push_back(id);
 }
 
@@ -173,7 +173,7 @@ void SplitJob::NextThreshold(int bound) {
   uint64_t total = 0;
   for (const auto& [id, e] : units_) total += e.expanded;
   const double share = static_cast<double>(total) / static_cast<double>(kUnitsPerWorker * max_out_);
-  std::vector<std::pair<double, std::vector<Dir>>> next;
+  std::vector<std::vector<Dir>> next;
   size_t left = units_.size();
   for (auto& [id, e] : units_) {
     --left;
@@ -185,20 +185,18 @@ void SplitJob::NextThreshold(int bound) {
     std::vector<std::vector<Dir>> children;
     if (cut) children = SplitSubtree(p_.start, p_.goal, p_.pruning, e.prefix);
     if (children.empty()) {
-      next.emplace_back(static_cast<double>(e.expanded), std::move(e.prefix));
-      continue;
+      next.push_back(std::move(e.prefix));
+    } else {
+      for (std::vector<Dir>& child : children) next.push_back(std::move(child));
     }
-    const double each = static_cast<double>(e.expanded) / static_cast<double>(children.size());
-    for (std::vector<Dir>& child : children) next.emplace_back(each, std::move(child));
   }
-  std::stable_sort(next.begin(), next.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   units_.clear();
   waiting_.clear();
   out_ = 0;
   done_ = 0;
   next_bound_ = 0;
   bound_ = bound;
-  for (auto& [size, prefix] : next) Queue(std::move(prefix), size);
+  for (std::vector<Dir>& prefix : next) Queue(std::move(prefix));
 }
 
 v1::Checkpoint SplitJob::Checkpoint() const {

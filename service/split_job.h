@@ -13,11 +13,15 @@
 // that was handed out again after its worker was lost count once or not at
 // all: unit ids are never reused, and a unit is done once.
 //
-// Balance: units go out largest first, by the nodes each took at the
-// threshold before (IDA*'s passes grow by a similar factor in every
-// subtree), and a unit that took far more than its share is cut into its
-// children for the next threshold, so a threshold ends on small units.
-// Not thread-safe: the job manager guards it.
+// Order and balance: units go out in the order one IDA* pass would search
+// their subtrees (U, D, L, R), so a job whose solution lies partway
+// through its last threshold stops about where a single process would
+// (handing out the largest first cost the 24-puzzle's first instance 7
+// times the nodes). A unit that took more than its share of a threshold
+// (IDA*'s passes grow by a similar factor in every subtree) is cut into
+// its children for the next, so no unit is much more than a 32nd of a
+// worker's share and a threshold's tail is short. Not thread-safe: the
+// job manager guards it.
 #ifndef NPUZZLE_SERVICE_SPLIT_JOB_H_
 #define NPUZZLE_SERVICE_SPLIT_JOB_H_
 
@@ -131,7 +135,6 @@ class SplitJob {
     std::vector<Dir> prefix;
     State state = State::kWaiting;
     std::string worker;
-    double size = 0;  // nodes expected at this threshold (ordering only)
     uint64_t expanded = 0;
     bool empty = false;  // nothing lies below it: not searched again
     v1::Progress progress;
@@ -139,7 +142,7 @@ class SplitJob {
 
   // Starts the next threshold: units too large are cut into children.
   void NextThreshold(int bound);
-  void Queue(std::vector<Dir> prefix, double size);
+  void Queue(std::vector<Dir> prefix);
   void Count(const v1::Stats& stats, const std::string& worker);
 
   const Params p_;
@@ -148,7 +151,7 @@ class SplitJob {
   int bound_ = 0;
   int64_t next_id_ = 1;
   std::map<int64_t, Entry> units_;  // this threshold's
-  std::deque<int64_t> waiting_;     // largest first
+  std::deque<int64_t> waiting_;     // in search order
   size_t out_ = 0;
   size_t done_ = 0;
   int next_bound_ = 0;  // the least f above the bound so far (0: none)
