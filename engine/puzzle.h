@@ -66,21 +66,28 @@ inline constexpr uint8_t kNoMove = kNumDirs;
 class Expansion {
  public:
   Expansion() = default;
-  Expansion(const MoveList& moves, uint8_t order) : moves_(&moves), order_(order) {}
+  // The steps of `moves` in order `order` (SuccessorOrder::Pick).
+  Expansion(const MoveList& moves, uint8_t order) {
+    for (int i = moves.count - 1; i >= 0; --i) {
+      const MoveList::Step s = moves.steps[SuccessorOrder::Slot(order, moves.count, i)];
+      queue_ = queue_ << kLaneBits | kPresent | static_cast<uint64_t>(s.dir) << 8 | s.to;
+    }
+  }
 
   bool Next(MoveList::Step* step) {
-    if (next_ == moves_->count) return false;
-    *step = moves_->steps[SuccessorOrder::Slot(order_, moves_->count, next_++)];
+    if (queue_ == 0) return false;
+    *step = {static_cast<uint8_t>(queue_), static_cast<Dir>(queue_ >> 8 & 3)};
+    queue_ >>= kLaneBits;
     return true;
   }
 
  private:
-  // Whole words, not bytes: IDA* keeps one Expansion per frame, and a byte
-  // counter next to a byte read as a pair stalls store forwarding on every
-  // node.
-  const MoveList* moves_ = nullptr;
-  uint32_t next_ = 0;
-  uint32_t order_ = 0;
+  // The steps not yet handed out, one 16-bit lane each, the next in the low
+  // bits: taking one is a shift of a register, where an index into a list
+  // put two dependent loads on IDA*'s path to every child.
+  static constexpr int kLaneBits = 16;
+  static constexpr uint64_t kPresent = 1 << 10;
+  uint64_t queue_ = 0;
 };
 
 class Puzzle {
@@ -104,7 +111,7 @@ class Puzzle {
   // `entry` (a Dir, or kNoMove at the start), in order `order`
   // (SuccessorOrder::Pick). The move back the way it came is left out.
   Expansion Expand(int blank, uint8_t entry, uint8_t order = 0) const {
-    return Expansion(successors_[blank][entry], order);
+    return order == 0 ? in_order_[blank][entry] : Expansion(successors_[blank][entry], order);
   }
 
   // Sliding the tile on `to` into the blank on `blank`, in either form of
@@ -163,6 +170,7 @@ class Puzzle {
   std::array<uint8_t, kMaxCells> col_{};
   std::array<std::array<int8_t, kNumDirs>, kMaxCells> neighbor_{};
   std::array<std::array<MoveList, kNumDirs + 1>, kMaxCells> successors_{};
+  std::array<std::array<Expansion, kNumDirs + 1>, kMaxCells> in_order_{};  // order 0 of each list
 };
 
 // Replaying moves on a Board (any shape): the board reached, and the tile

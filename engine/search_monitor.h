@@ -34,7 +34,11 @@ struct WorkCounter {
   // it (++expanded).
   template <class Monitor>
   bool MayExpand(Monitor& monitor) {
-    return expanded < allowed || monitor.CheckIn(*this);
+    if (expanded < allowed) [[likely]]
+      return true;
+    bool ok;
+    *this = CheckedIn(monitor, *this, &ok);
+    return ok;
   }
   void NoteOpen(uint64_t size) {
     open_size = size;
@@ -43,6 +47,17 @@ struct WorkCounter {
   void NoteH(int h) {
     if (h < best_h) [[unlikely]]
       best_h = h;
+  }
+
+ private:
+  // The monitor is handed a copy, out of line, so that the counter's
+  // address never escapes: the compiler may then keep its fields in
+  // registers through a hot loop, where any byte store could otherwise
+  // alias them.
+  template <class Monitor>
+  [[gnu::noinline]] static WorkCounter CheckedIn(Monitor& monitor, WorkCounter c, bool* ok) {
+    *ok = monitor.CheckIn(c);
+    return c;
   }
 };
 

@@ -36,6 +36,8 @@ class SuccessorOrder {
  public:
   explicit SuccessorOrder(std::optional<uint64_t> seed) : shuffle_(seed.has_value()), rng_(seed.value_or(0)) {}
 
+  bool shuffles() const { return shuffle_; }
+
   // Picks an order for a node's successors: 0 (as listed) unless seeded.
   uint8_t Pick() { return shuffle_ ? static_cast<uint8_t>(rng_() % kOrders) : 0; }
 

@@ -192,8 +192,12 @@ TEST(WorkSplit, RootsAreDistinctBoardsAtTheirDistanceAndNoGoalIsNearer) {
           const Board b = *ApplyMoves(start, f.roots[i]);
           EXPECT_EQ(from_start.Distance(b), f.depth) << MovesToString(f.roots[i]);
           EXPECT_TRUE(boards.insert(b.ToString()).second) << "two roots on " << b.ToString();
-          if (f.depth > 0) EXPECT_NE(b, goal);
-          if (i > 0) EXPECT_LT(f.roots[i - 1], f.roots[i]);
+          if (f.depth > 0) {
+            EXPECT_NE(b, goal);
+          }
+          if (i > 0) {
+            EXPECT_LT(f.roots[i - 1], f.roots[i]);
+          }
         }
       }
     }
@@ -236,7 +240,9 @@ TEST(WorkSplit, ASubtreesChildrenCoverIt) {
         if (part.next_bound > 0 && (next == 0 || part.next_bound < next)) next = part.next_bound;
       }
       EXPECT_EQ(found, whole.status == SearchStatus::kSolved);
-      if (!found) EXPECT_EQ(next, whole.next_bound) << MovesToString(root) << " at " << bound;
+      if (!found) {
+        EXPECT_EQ(next, whole.next_bound) << MovesToString(root) << " at " << bound;
+      }
     }
   }
   EXPECT_GT(compared, 10);

@@ -81,6 +81,7 @@ class BoundedDfs {
     // `this` would be reloaded after every move.
     const Puzzle& puzzle = puzzle_;
     const H& heuristic = heuristic_;
+    const bool shuffles = order_.shuffles();
     Tiles s = root;
     WorkCounter c = counter;
     int next_bound = INT_MAX;
@@ -147,8 +148,8 @@ class BoundedDfs {
         ++f;
         if (++g > deepest) [[unlikely]]
           deepest = g;
-        *f = Frame{puzzle.Expand(to, static_cast<uint8_t>(d), order_.Pick()), child, static_cast<int>(d), blank,
-                   child_machine};
+        *f = Frame{puzzle.Expand(to, static_cast<uint8_t>(d), shuffles ? order_.Pick() : 0), child, static_cast<int>(d),
+                   blank, child_machine};
         blank = to;
       }
     }
@@ -166,13 +167,13 @@ class BoundedDfs {
     }
   }
 
-  // 32 bytes with Manhattan's int node, the successors first so that no
+  // 24 bytes with Manhattan's int node, the successors first so that no
   // padding follows the node.
   struct Frame {
     Expansion successors;  // those not yet tried
     HNode node;
-    // Ints rather than bytes for the same store-forwarding reason as
-    // Expansion's fields.
+    // Ints rather than bytes: a byte stored beside another and read back
+    // as part of a wider load stalls store forwarding on every node.
     int entry;         // the move that reached this node, or kNoMove
     int parent_blank;  // where the blank goes back to on the way up
     int machine;       // the move-pruning state
