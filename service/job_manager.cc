@@ -725,8 +725,15 @@ void JobManager::Drain(absl::Duration grace) {
 
 ManagerCounts JobManager::Counts() {
   absl::MutexLock lock(&mu_);
+  int64_t wanted = 0;
+  for (const std::string& id : splitting_) {
+    if (auto a = active_.find(id); a != active_.end() && a->second.split) {
+      wanted += static_cast<int64_t>(a->second.split->WorkersWanted());
+    }
+  }
   return ManagerCounts{.queued = static_cast<int64_t>(queue_.size()),
                        .running = workers_.running(),
+                       .split_workers_wanted = wanted,
                        .workers = static_cast<int64_t>(workers_.size()),
                        .free_slots = workers_.free_slots()};
 }
@@ -814,8 +821,13 @@ std::vector<WorkerGauges> JobManager::WorkerSamples() {
   std::vector<WorkerGauges> samples;
   workers_.ForEach([&](const Worker& w) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     double rate = 0;
-    for (const std::string& id : w.running) {
-      if (auto a = active_.find(id); a != active_.end()) rate += a->second.node_rate;
+    for (const std::string& key : w.running) {
+      if (const std::optional<UnitName> unit = ParseUnitKey(key)) {
+        auto a = active_.find(unit->job_id);
+        if (a != active_.end() && a->second.split) rate += a->second.split->UnitRate(unit->unit);
+      } else if (auto a = active_.find(key); a != active_.end()) {
+        rate += a->second.node_rate;
+      }
     }
     samples.push_back({.id = w.id,
                        .free_slots = static_cast<double>(w.free_slots()),

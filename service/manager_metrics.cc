@@ -50,22 +50,32 @@ ManagerMetrics::ManagerMetrics(Sources sources) : sources_(std::move(sources)) {
   m.AddCollectedGauge("npuzzle_queue_depth", "jobs waiting for a worker", [this] {
     return std::vector<Sample>{{{}, static_cast<double>(sources_.counts().queued)}};
   });
+  m.AddCollectedGauge("npuzzle_split_workers_wanted",
+                      "more workers the running split jobs could use now: units waiting, up to each job's max_workers",
+                      [this] {
+                        return std::vector<Sample>{{{}, static_cast<double>(sources_.counts().split_workers_wanted)}};
+                      });
   m.AddCollectedGauge("npuzzle_workers_connected", "worker processes connected", [this] {
     return std::vector<Sample>{{{}, static_cast<double>(sources_.counts().workers)}};
   });
-  m.AddCollectedGauge("npuzzle_tenant_jobs", "each tenant's queued and running jobs", [this] {
-    std::vector<Sample> samples;
-    for (const TenantGauges& t : sources_.tenants()) {
-      samples.push_back({{{"tenant", t.tenant}, {"state", "queued"}}, t.queued});
-      samples.push_back({{{"tenant", t.tenant}, {"state", "running"}}, t.running});
-    }
-    return samples;
-  });
+  m.AddCollectedGauge("npuzzle_tenant_jobs",
+                      "each tenant's queued jobs, and its running leases: a split job counts once per unit out, as the "
+                      "max_running quota does",
+                      [this] {
+                        std::vector<Sample> samples;
+                        for (const TenantGauges& t : sources_.tenants()) {
+                          samples.push_back({{{"tenant", t.tenant}, {"state", "queued"}}, t.queued});
+                          samples.push_back({{{"tenant", t.tenant}, {"state", "running"}}, t.running});
+                        }
+                        return samples;
+                      });
   m.AddCollectedGauge("npuzzle_coordinator_worker_free_slots", "jobs each worker could start now",
                       [this] { return PerWorker(&WorkerGauges::free_slots); });
-  m.AddCollectedGauge("npuzzle_coordinator_worker_running_jobs", "jobs each worker is running",
+  m.AddCollectedGauge("npuzzle_coordinator_worker_running_jobs",
+                      "leases each worker holds: whole jobs, and units of split jobs",
                       [this] { return PerWorker(&WorkerGauges::running); });
-  m.AddCollectedGauge("npuzzle_coordinator_worker_node_rate", "states per second each worker's running jobs report",
+  m.AddCollectedGauge("npuzzle_coordinator_worker_node_rate",
+                      "states per second each worker's running jobs and units report",
                       [this] { return PerWorker(&WorkerGauges::node_rate); });
 }
 

@@ -19,6 +19,7 @@ namespace npuzzle {
 struct ManagerCounts {
   int64_t queued = 0;
   int64_t running = 0;
+  int64_t split_workers_wanted = 0;  // workers running split jobs could use now, beyond those they have
   int64_t workers = 0;
   int64_t free_slots = 0;
 };

@@ -98,6 +98,11 @@ void SplitJob::Progress(int64_t unit, const v1::Progress& progress) {
   if (it != units_.end() && it->second.state == State::kOut) it->second.progress = progress;
 }
 
+double SplitJob::UnitRate(int64_t unit) const {
+  auto it = units_.find(unit);
+  return it != units_.end() && it->second.state == State::kOut ? it->second.progress.nodes_per_second() : 0;
+}
+
 v1::Progress SplitJob::JobProgress(absl::Duration elapsed) const {
   v1::Progress p;
   uint64_t expanded = expanded_;

@@ -25,6 +25,7 @@
 #ifndef NPUZZLE_SERVICE_SPLIT_JOB_H_
 #define NPUZZLE_SERVICE_SPLIT_JOB_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -93,6 +94,9 @@ class SplitJob {
   bool Leased(int64_t unit, const std::string& worker) const;
   // Whether `unit` belongs to this threshold and has no result yet.
   bool Pending(int64_t unit) const;
+  // How many more workers it could use now: units waiting, up to
+  // max_workers out at once.
+  size_t WorkersWanted() const { return out_ >= max_out_ ? 0 : std::min(waiting_.size(), max_out_ - out_); }
   // The units out, and with whom.
   std::vector<std::pair<int64_t, std::string>> Out() const;
   // Its worker was lost or let it go: hand it out again (first).
@@ -100,6 +104,8 @@ class SplitJob {
 
   // A running unit's latest progress.
   void Progress(int64_t unit, const v1::Progress& progress);
+  // The latest rate a running unit reported (0 when not out).
+  double UnitRate(int64_t unit) const;
   // The job's progress: counts over every unit, rates over those running.
   v1::Progress JobProgress(absl::Duration elapsed) const;
   // Nodes expanded in this run: by finished units and running ones.

@@ -620,6 +620,35 @@ TEST_F(JobManagerTest, CancellingASplitJobStopsEveryUnitOutAndFreesTheirWorkers)
   EXPECT_EQ(Get(next).state(), v1::JOB_STATE_RUNNING);
 }
 
+// The gauges see units: each worker's lease and rate, and how many more
+// workers a split job could use, which the autoscaler adds to the queue.
+TEST_F(JobManagerTest, SplitJobsShowInWorkerGaugesAndAskForMoreWorkers) {
+  using testing::MetricValue;
+  auto metric = [&](const std::string& series) { return MetricValue(manager_->metrics().Render(), series); };
+  const v1::Job job = *manager_->Submit(SplitSpec("8 6 7 2 5 4 3 0 1", 3));
+  auto w1 = Connect("w1");
+  ASSERT_EQ(w1->Assignments().size(), 1u);
+  EXPECT_EQ(metric("npuzzle_queue_depth"), 0);
+  EXPECT_EQ(metric("npuzzle_split_workers_wanted"), 2);
+  auto w2 = Connect("w2");
+  EXPECT_EQ(metric("npuzzle_split_workers_wanted"), 1);
+  EXPECT_EQ(metric("npuzzle_coordinator_worker_running_jobs{worker=\"w1\"}"), 1);
+  EXPECT_EQ(metric("npuzzle_tenant_jobs{tenant=\"\",state=\"running\"}"), 2);
+
+  v1::WorkerMessage progress;
+  progress.mutable_progress()->set_job_id(w1->Assignments()[0].job_id());
+  progress.mutable_progress()->set_attempt(w1->Assignments()[0].attempt());
+  progress.mutable_progress()->mutable_progress()->set_nodes_per_second(700);
+  Receive(w1.get(), progress);
+  EXPECT_EQ(metric("npuzzle_coordinator_worker_node_rate{worker=\"w1\"}"), 700);
+  EXPECT_EQ(metric("npuzzle_coordinator_worker_node_rate{worker=\"w2\"}"), 0);
+
+  ASSERT_TRUE(manager_->Cancel(job.id()).ok());
+  Settle();
+  EXPECT_EQ(metric("npuzzle_split_workers_wanted"), 0);
+  EXPECT_EQ(metric("npuzzle_coordinator_worker_node_rate{worker=\"w1\"}"), 0);
+}
+
 // A free worker takes a queued job of higher priority before the next unit
 // of a running split job, and the unit before a queued job of its own.
 TEST_F(JobManagerTest, SplitJobsUnitsYieldOnlyToQueuedJobsOfHigherPriority) {
