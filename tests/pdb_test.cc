@@ -1,6 +1,7 @@
 // Pattern databases: exact on the 8-puzzle, admissible against exhaustive
 // BFS, optimal on Korf's instances, and a cache that
 // never trusts a damaged or foreign file.
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -11,6 +12,7 @@
 #include "engine/goals.h"
 #include "engine/heuristics/pattern_database.h"
 #include "engine/instances.h"
+#include "engine/pdb/pattern_builder.h"
 #include "engine/pdb/pattern_groups.h"
 #include "engine/pdb/pdb_store.h"
 #include "engine/pdb/placement.h"
@@ -58,6 +60,73 @@ TEST(PlacementIndexer, RankIsABijection) {
     uint8_t placement[6];
     big.Unrank(r, placement);
     EXPECT_EQ(big.Rank(placement), r);
+  }
+}
+
+// An independent truth for one table: 0-1 breadth-first search over every
+// (placement, blank cell), where sliding a group tile costs one and any
+// other tile nothing; a placement's distance is its least over blank cells.
+std::vector<uint8_t> ZeroOneBfsTable(const Board& goal, const std::vector<int>& group) {
+  const int cells = goal.cells();
+  const int k = static_cast<int>(group.size());
+  const PlacementIndexer indexer(cells, k);
+  std::vector<uint8_t> seen(indexer.size() * cells, UINT8_MAX);
+  std::deque<std::pair<uint64_t, uint8_t>> open;
+  auto state = [&](const std::vector<uint8_t>& at, int blank) { return indexer.Rank(at.data()) * cells + blank; };
+  std::vector<uint8_t> home;
+  for (int t : group) {
+    home.push_back(static_cast<uint8_t>(std::find(goal.tiles().begin(), goal.tiles().end(), t) - goal.tiles().begin()));
+  }
+  open.push_back({state(home, goal.blank()), 0});
+  std::vector<uint8_t> at(k);
+  while (!open.empty()) {
+    const auto [s, d] = open.front();
+    open.pop_front();
+    if (seen[s] <= d) continue;
+    seen[s] = d;
+    const int blank = static_cast<int>(s % cells);
+    indexer.Unrank(s / cells, at.data());
+    for (int dir = 0; dir < kNumDirs; ++dir) {
+      const int to = NeighborCell(goal.rows(), goal.cols(), blank, static_cast<Dir>(dir));
+      if (to < 0) continue;
+      const auto tile = std::find(at.begin(), at.end(), to);
+      if (tile == at.end()) {
+        open.push_front({state(at, to), d});
+      } else {
+        std::vector<uint8_t> moved = at;
+        moved[tile - at.begin()] = static_cast<uint8_t>(blank);
+        open.push_back({state(moved, to), static_cast<uint8_t>(d + 1)});
+      }
+    }
+  }
+  std::vector<uint8_t> table(indexer.size(), UINT8_MAX);
+  for (uint64_t s = 0; s < seen.size(); ++s) table[s / cells] = std::min(table[s / cells], seen[s]);
+  return table;
+}
+
+// Boards above 16 cells find the blank's region by flood fill, smaller
+// ones by table; narrow boards and corners make tiles cut the free cells
+// into several regions, which is where a region mistake would show.
+TEST(PatternBuilder, MatchesZeroOneBfsOnEveryKindOfBoard) {
+  struct Case {
+    int rows, cols;
+    std::vector<int> group;
+  };
+  const std::vector<Case> cases = {{3, 3, {1, 2, 3}},    {4, 4, {1, 5, 6}},    {3, 7, {2, 3, 10}}, {3, 6, {1, 7, 8}},
+                                   {4, 5, {1, 2, 3, 6}}, {5, 5, {1, 2, 5, 6}}, {6, 6, {7, 8}},     {8, 8, {1, 9}}};
+  for (const Case& c : cases) {
+    for (const char* preset : {"standard", "blank-first", "snail"}) {
+      const Board goal = *GoalPreset(preset, c.rows, c.cols);
+      PatternBuildOptions options;
+      options.threads = 2;
+      absl::StatusOr<AnonymousMemory> built = BuildPatternDistances(goal, c.group, options);
+      ASSERT_TRUE(built.ok()) << built.status();
+      const std::vector<uint8_t> truth = ZeroOneBfsTable(goal, c.group);
+      const uint8_t* table = built->as<uint8_t>();
+      for (uint64_t rank = 0; rank < truth.size(); ++rank) {
+        ASSERT_EQ(table[rank], truth[rank]) << c.rows << "x" << c.cols << " " << preset << " placement " << rank;
+      }
+    }
   }
 }
 
