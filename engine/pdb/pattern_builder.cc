@@ -30,35 +30,6 @@ constexpr uint64_t kStatesPerWord = 32;
 constexpr uint64_t kFieldLowBits = 0x5555555555555555ull;
 constexpr uint64_t kWordsPerChunk = uint64_t{1} << 14;
 
-// Whether the free cells 4-adjacent to the centre of a 3x3 window (bit
-// 3 * row + column; the centre, bit 4, is ignored) stay connected through
-// the window's other free cells. Then no path through the centre is
-// lost when it fills: any such path can go around it.
-struct WindowTable {
-  bool at[512];
-  constexpr WindowTable() : at() {
-    for (int w = 0; w < 512; ++w) {
-      const int open = w & ~(1 << 4);
-      const int sides = open & 0b010101010;  // the centre's 4-neighbours
-      int reached = sides & -sides;          // the first of them
-      for (int step = 0; step < 8; ++step) {
-        int grown = reached;
-        for (int b = 0; b < 9; ++b) {
-          if ((reached >> b) & 1) {
-            if (b % 3 > 0) grown |= 1 << (b - 1);
-            if (b % 3 < 2) grown |= 1 << (b + 1);
-            if (b >= 3) grown |= 1 << (b - 3);
-            if (b < 6) grown |= 1 << (b + 3);
-          }
-        }
-        reached = grown & open;
-      }
-      at[w] = (sides & ~reached) == 0;
-    }
-  }
-};
-constexpr WindowTable kWindowStaysConnected{};
-
 class Geometry {
  public:
   Geometry(int rows, int cols) : cols_(cols) {
@@ -72,13 +43,6 @@ class Geometry {
       if (r + 1 < rows) neighbors_[c] |= CellBit(c + cols);
       if (k > 0) neighbors_[c] |= CellBit(c - 1);
       if (k + 1 < cols) neighbors_[c] |= CellBit(c + 1);
-      for (int dr = -1; dr <= 1; ++dr) {
-        for (int dk = -1; dk <= 1; ++dk) {
-          if ((dr != 0 || dk != 0) && r + dr >= 0 && r + dr < rows && k + dk >= 0 && k + dk < cols) {
-            around_[c] |= CellBit(c + dr * cols + dk);
-          }
-        }
-      }
     }
     // Small boards answer every region question from a table: flood fills
     // were a third of the work of building the 15-puzzle's tables.
@@ -101,32 +65,8 @@ class Geometry {
     return regions_.empty() ? Flood(CellBit(cell), free) : regions_[free * cells_ + cell];
   }
 
-  // The lowest cell of the blank's region once a tile slides from `from`
-  // into `to`, a cell of the blank's region in `free`; `free_connected`
-  // when that region is all of `free`. Boards too large for the table
-  // would flood fill for each of a state's successors; mostly the answer
-  // follows from the 3x3 window around `to` instead.
-  int LowestAfterSlide(CellMask free, bool free_connected, int from, int to) const {
-    const CellMask child_free = (free | CellBit(from)) & ~CellBit(to);
-    if (regions_.empty() && free_connected && kWindowStaysConnected.at[Window(free, to)]) {
-      // `free` without `to` is still one region, which `from` joins
-      // unless `to` was its only free neighbour.
-      return (neighbors_[from] & child_free) != 0 ? std::countr_zero(child_free) : from;
-    }
-    return std::countr_zero(Region(from, child_free));
-  }
-
  private:
   static constexpr int kTabulatedCells = 16;
-
-  // The free cells around `cell` as a 3x3 window (off the board: not free).
-  unsigned Window(CellMask free, int cell) const {
-    // Shifted so that the window's top left corner is bit `cell`.
-    const unsigned __int128 m = static_cast<unsigned __int128>(free & around_[cell]) << (cols_ + 1);
-    unsigned w = 0;
-    for (int row = 0; row < 3; ++row) w |= static_cast<unsigned>(m >> (cell + row * cols_) & 7) << (3 * row);
-    return w;
-  }
 
   CellMask Flood(CellMask seed, CellMask free) const {
     CellMask region = seed, before;
@@ -142,7 +82,6 @@ class Geometry {
   int cells_ = 0;
   CellMask board_ = 0, not_left_ = 0, not_right_ = 0;
   CellMask neighbors_[64] = {};
-  CellMask around_[64] = {};       // the up to 8 cells around each
   std::vector<uint16_t> regions_;  // [free set][cell], boards of up to 16 cells
 };
 
@@ -331,7 +270,6 @@ class Builder {
     for (int i = 0; i < tiles; ++i) placed |= CellBit(cells[i]);
     const CellMask free = geometry_.board() & ~placed;
     const CellMask region = geometry_.Region(PlacementIndexer::SelectBit(free, slot), free);
-    const bool free_connected = region == free;
 
     // Layers are expanded in order, so the first layer to reach a placement
     // (through any blank region) holds its distance. Several threads may
@@ -360,7 +298,8 @@ class Builder {
             base + (to - std::popcount(earlier_cells & CellsBelow(to))) * indexer_.weight(i) - later_above_to;
         // The tile left `from`: that is where the blank stands now.
         const CellMask child_free = (free | CellBit(from)) & ~CellBit(to);
-        const int lowest = geometry_.LowestAfterSlide(free, free_connected, from, to);
+        const CellMask child_region = geometry_.Region(from, child_free);
+        const int lowest = std::countr_zero(child_region);
         const uint64_t child = child_rank * free_cells_ + std::popcount(child_free & CellsBelow(lowest));
         __builtin_prefetch(&codes_[child / kStatesPerWord], 1);
         fresh.states[fresh.count++] = child;
