@@ -22,7 +22,7 @@ Puzzle::Puzzle(const Board& goal)
           list.steps[list.count++] = {static_cast<uint8_t>(neighbor_[cell][d]), dir};
         }
       }
-      in_order_[cell][entry] = Expansion(list, 0);
+      in_order_[cell][entry] = Expansion::Of(list, 0);
     }
   }
 }

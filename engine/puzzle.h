@@ -66,12 +66,17 @@ inline constexpr uint8_t kNoMove = kNumDirs;
 class Expansion {
  public:
   Expansion() = default;
-  // The steps of `moves` in order `order` (SuccessorOrder::Pick).
-  Expansion(const MoveList& moves, uint8_t order) {
+  // The steps of `moves` in order `order` (SuccessorOrder::Pick). A
+  // function returning by value, not a constructor: out of line, a
+  // constructor writes through memory, and the plain order's table entry
+  // then took a store and a reload on every node to meet it.
+  static Expansion Of(const MoveList& moves, uint8_t order) {
+    Expansion e;
     for (int i = moves.count - 1; i >= 0; --i) {
       const MoveList::Step s = moves.steps[SuccessorOrder::Slot(order, moves.count, i)];
-      queue_ = queue_ << kLaneBits | kPresent | static_cast<uint64_t>(s.dir) << 8 | s.to;
+      e.queue_ = e.queue_ << kLaneBits | kPresent | static_cast<uint64_t>(s.dir) << 8 | s.to;
     }
+    return e;
   }
 
   bool Next(MoveList::Step* step) {
@@ -111,7 +116,7 @@ class Puzzle {
   // `entry` (a Dir, or kNoMove at the start), in order `order`
   // (SuccessorOrder::Pick). The move back the way it came is left out.
   Expansion Expand(int blank, uint8_t entry, uint8_t order = 0) const {
-    return order == 0 ? in_order_[blank][entry] : Expansion(successors_[blank][entry], order);
+    return order == 0 ? in_order_[blank][entry] : Expansion::Of(successors_[blank][entry], order);
   }
 
   // Sliding the tile on `to` into the blank on `blank`, in either form of
