@@ -4,7 +4,6 @@
 // reader. Inputs are either a whole file (first byte even) or edits to a
 // valid table file (first byte odd): a new length, then (offset, byte)
 // pairs, so the fuzzer reaches the checks past the header's checksum.
-#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -17,6 +16,7 @@
 #include "engine/pdb/pattern_groups.h"
 #include "engine/pdb/pattern_table.h"
 #include "tests/fuzz/fuzz_check.h"
+#include "tests/process_util.h"
 
 namespace npuzzle {
 namespace {
@@ -28,13 +28,12 @@ struct Fixture {
 };
 
 const Fixture& TheFixture() {
+  static const testing::TempDir temp;  // removed when the fuzzer exits
   static const Fixture* fixture = [] {
     auto* f = new Fixture;
     f->key.goal = *GoalPreset("standard", 2, 3);
     f->key.group = {1, 2, 3};
-    const std::filesystem::path dir =
-        std::filesystem::temp_directory_path() / ("npuzzle-fuzz-table-" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
+    const std::filesystem::path dir = temp.path();
     const std::string valid_path = dir / "valid.bin";
     PatternBuildOptions options;
     absl::StatusOr<AnonymousMemory> built = BuildPatternDistances(f->key.goal, f->key.group, options);

@@ -4,7 +4,6 @@
 // limits as a worker would. An accepted answer must replay from start to
 // goal, an "unsolvable" must be, and an optimal length on a board of up to
 // six cells must equal breadth-first search's.
-#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -20,6 +19,7 @@
 #include "service/limit_policy.h"
 #include "tests/exhaustive.h"
 #include "tests/fuzz/fuzz_check.h"
+#include "tests/process_util.h"
 #include "worker/job_spec.h"
 
 namespace npuzzle {
@@ -62,11 +62,7 @@ Board Replay(Board board, const std::vector<Dir>& moves) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace npuzzle;
-  static const std::string pdb_dir = [] {
-    const std::string dir = std::filesystem::temp_directory_path() / ("npuzzle-fuzz-pdb-" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    return dir;
-  }();
+  static const testing::TempDir pdb_dir;  // removed when the fuzzer exits
   v1::SubmitJobRequest request;
   if (!request.ParseFromArray(data, static_cast<int>(size))) return 0;
   if (!CheckSpecBounds(request.spec()).ok()) return 0;
@@ -83,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Pattern tables only where they build in milliseconds.
   if (cells > 16 || (solve->heuristic == "pdb" && cells > 9)) return 0;
   solve->options.threads = 1;
-  solve->heuristic_options.pdb_dir = pdb_dir;
+  solve->heuristic_options.pdb_dir = pdb_dir.path();
   solve->heuristic_options.pdb_build_threads = 1;
   absl::StatusOr<SolveResult> result = Solve(*solve);
   if (!result.ok()) return 0;
