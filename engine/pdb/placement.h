@@ -47,14 +47,16 @@ class PlacementIndexer {
   // Mixed radix n, n-1, ..., n-k+1: digit i counts the cells below the
   // i-th tile's cell that no earlier tile holds.
   // cell_of(i): the cell of the pattern's i-th tile.
+  // Summed by place value rather than in Horner's form: the digits'
+  // products are independent, where Horner's chain of multiplies was
+  // most of a lookup's latency.
   template <class CellOf>
   uint64_t RankBy(CellOf cell_of) const {
     uint64_t rank = 0;
     CellMask used = 0;
     for (int i = 0; i < tiles_; ++i) {
       const int cell = cell_of(i);
-      rank = rank * static_cast<uint64_t>(cells_ - i) +
-             static_cast<uint64_t>(cell - std::popcount(used & CellsBelow(cell)));
+      rank += static_cast<uint64_t>(cell - std::popcount(used & CellsBelow(cell))) * weight_[i];
       used |= CellBit(cell);
     }
     return rank;
