@@ -100,7 +100,13 @@ void SplitJob::Progress(int64_t unit, const v1::Progress& progress) {
 
 double SplitJob::UnitRate(int64_t unit) const {
   auto it = units_.find(unit);
-  return it != units_.end() && it->second.state == State::kOut ? it->second.progress.nodes_per_second() : 0;
+  return it != units_.end() && it->second.state == State::kOut ? RateOf(it->second) : 0;
+}
+
+double SplitJob::RateOf(const Entry& e) const {
+  if (e.progress.nodes_per_second() > 0) return e.progress.nodes_per_second();
+  auto last = last_rate_.find(e.worker);
+  return last == last_rate_.end() ? 0 : last->second;
 }
 
 v1::Progress SplitJob::JobProgress(absl::Duration elapsed) const {
@@ -113,7 +119,7 @@ v1::Progress SplitJob::JobProgress(absl::Duration elapsed) const {
     if (e.state != State::kOut) continue;
     expanded += e.progress.expanded();
     generated += e.progress.generated();
-    rate += e.progress.nodes_per_second();
+    rate += RateOf(e);
     workers.insert(e.worker);
   }
   p.set_expanded(expanded);
@@ -141,6 +147,7 @@ void SplitJob::Count(const v1::Stats& stats, const std::string& worker) {
   max_open_ = std::max(max_open_, stats.max_open());
   ++work_units_;
   workers_.insert(worker);
+  if (stats.nodes_per_second() > 0) last_rate_[worker] = stats.nodes_per_second();
 }
 
 SplitJob::Verdict SplitJob::Finished(int64_t unit, const std::string& worker, const v1::Result& result, int next_bound,

@@ -104,7 +104,9 @@ class SplitJob {
 
   // A running unit's latest progress.
   void Progress(int64_t unit, const v1::Progress& progress);
-  // The latest rate a running unit reported (0 when not out).
+  // A running unit's latest rate (0 when not out). Most units end before
+  // their first progress report: until one comes, the rate of the last
+  // unit its worker finished stands in.
   double UnitRate(int64_t unit) const;
   // The job's progress: counts over every unit, rates over those running.
   v1::Progress JobProgress(absl::Duration elapsed) const;
@@ -150,6 +152,7 @@ class SplitJob {
   void NextThreshold(int bound);
   void Queue(std::vector<Dir> prefix);
   void Count(const v1::Stats& stats, const std::string& worker);
+  double RateOf(const Entry& e) const;
 
   const Params p_;
   const size_t max_out_;
@@ -168,6 +171,7 @@ class SplitJob {
   int iterations_ = 0;
   int work_units_ = 0;
   std::set<std::string> workers_;
+  std::map<std::string, double> last_rate_;  // by worker: its last finished unit's rate
   v1::Result solution_;
   absl::Time last_progress_ = absl::InfinitePast();
 };

@@ -294,6 +294,32 @@ TEST(SplitJob, TheLargestMaxWorkersStaysBoundedAndRight) {
   }
 }
 
+// Most units end before their first progress report; the job's rate, and
+// each unit's, must not read 0 for them.
+TEST(SplitJob, AUnitWithoutProgressShowsItsWorkersLastRate) {
+  std::mt19937_64 rng(77);
+  const Board goal = testing::RandomArrangement(3, 3, rng);
+  const Board start = RandomWalk(goal, 24, rng);
+  SplitJob job({.start = start, .goal = goal, .max_workers = 2, .started = absl::Now(), .algorithm = "idastar"});
+  const SplitJob::Unit first = *job.Lease("a");
+  v1::Result result;
+  result.set_status("depth_limit");
+  result.mutable_stats()->set_nodes_per_second(1000);
+  std::string holder;
+  ASSERT_NE(job.Finished(first.id, "a", result, first.bound + 2, &holder), SplitJob::Verdict::kIgnored);
+  const SplitJob::Unit next = *job.Lease("a");
+  const SplitJob::Unit other = *job.Lease("b");
+  EXPECT_EQ(job.UnitRate(next.id), 1000);
+  EXPECT_EQ(job.UnitRate(other.id), 0);  // b has finished nothing yet
+  EXPECT_EQ(job.JobProgress(absl::Seconds(1)).nodes_per_second(), 1000);
+  v1::Progress progress;
+  progress.set_nodes_per_second(3000);
+  job.Progress(other.id, progress);
+  EXPECT_EQ(job.UnitRate(other.id), 3000);
+  EXPECT_EQ(job.JobProgress(absl::Seconds(1)).nodes_per_second(), 4000);
+  EXPECT_EQ(job.UnitRate(first.id), 0);  // done
+}
+
 TEST(SplitJob, IterativeDeepeningSplitsToo) {
   std::mt19937_64 rng(3);
   for (const auto& [rows, cols] : {std::pair{2, 3}, {3, 3}, {2, 5}}) {
