@@ -16,8 +16,9 @@
 // when a unit finds the solution, and units go out in another order).
 //
 //   split_bench [--ids 17,53] [--workers 2] [--repeats 3]
-//   split_bench --file korf-taylor-24.txt --side 5 --heuristic pdb \
+//   split_bench --file korf-taylor-24.txt --side 5 --heuristic pdb
 //     --pdb_preset 6-6-6-6 --tables_dir ~/.cache/npuzzle/pdb --ids 1 --repeats 1
+//   (the second line continues the first)
 #include <unistd.h>
 
 #include <filesystem>

@@ -193,6 +193,25 @@ absl::StatusOr<v1::Job> AwaitState(v1::SolverService::Stub& stub, const std::str
   }
 }
 
+absl::Status AwaitStoredState(v1::SolverService::Stub& stub, const std::string& id, v1::JobState state,
+                              absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + Scaled(timeout);
+  do {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    v1::ListJobsRequest request;
+    request.add_states(state);
+    request.set_page_size(1000);
+    v1::ListJobsResponse listed;
+    if (const grpc::Status s = stub.ListJobs(&context, request, &listed); !s.ok()) return FromGrpc(s);
+    for (const v1::Job& job : listed.jobs()) {
+      if (job.id() == id) return absl::OkStatus();
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  } while (absl::Now() < deadline);
+  return absl::DeadlineExceededError(absl::StrCat("job ", id, " was never stored as ", v1::JobState_Name(state)));
+}
+
 int Watched::finals() const {
   int n = 0;
   for (const v1::JobEvent& e : events) n += e.has_state() && e.state().has_finish_time();

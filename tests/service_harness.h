@@ -92,6 +92,10 @@ absl::StatusOr<v1::Job> GetJob(v1::SolverService::Stub& stub, const std::string&
 // Waits until the job is in `state` (or the timeout passes).
 absl::StatusOr<v1::Job> AwaitState(v1::SolverService::Stub& stub, const std::string& id, v1::JobState state,
                                    absl::Duration timeout);
+// Waits until the job store holds the job in `state`. GetJob may show a
+// change a moment before it is durable; ListJobs filters on stored states.
+absl::Status AwaitStoredState(v1::SolverService::Stub& stub, const std::string& id, v1::JobState state,
+                              absl::Duration timeout);
 // Every event of WatchJob until the stream ends (or the deadline passes).
 struct Watched {
   std::vector<v1::JobEvent> events;
