@@ -2,11 +2,13 @@
 //
 //   korf_pdb --preset 7-8 --threads 1            all 100 15-puzzle instances
 //   korf_pdb --preset 6-6-3 --threads 0          ... on every core
-//   korf_pdb --file korf-taylor-24.txt --preset 6-6-6-6 --time-cap-s 900
-//   korf_pdb ... --pruning-length 2               without the move-pruning machine
+//   korf_pdb --file korf-taylor-24.txt --preset 6-6-6-6 --time_cap_s 900
+//   korf_pdb ... --pruning_length 2               without the move-pruning machine
+//   korf_pdb ... --iterations --time_cap_s 600    each iteration's nodes, and a
+//                                                 projection for instances cut off
 //
 // Prints one line per instance (length, optimal length, nodes, seconds) and
-// totals; tables are loaded from (or built into) --data-dir/pdb, and the
+// totals; tables are loaded from (or built into) --data_dir/pdb, and the
 // time that took is reported separately from search time.
 #include <algorithm>
 #include <iostream>
@@ -30,10 +32,38 @@ ABSL_FLAG(double, time_cap_s, 0, "give up on an instance after this many seconds
 ABSL_FLAG(bool, mirror, true, "use the mirror (transpose) lookups");
 ABSL_FLAG(int, pruning_length, npuzzle::SearchOptions().pruning_length,
           "move sequences compared by the pruning machine (2: only undoing moves are skipped)");
+ABSL_FLAG(bool, iterations, false,
+          "print each finished IDA* iteration's nodes; for an instance stopped by --time_cap_s, project the nodes "
+          "and time to its optimal length");
 ABSL_FLAG(std::string, data_dir, "", "table cache (DIR/pdb); default $NPUZZLE_DATA_DIR or ~/.cache/npuzzle");
 
 namespace npuzzle::bench {
 namespace {
+
+// One finished IDA* iteration: its bound and the nodes it generated.
+struct Iteration {
+  int bound;
+  uint64_t generated;
+};
+
+// Prints what finishing would take, assuming each remaining iteration
+// grows by the ratio of the last two finished ones, and counting the last
+// iteration in full (it stops at the solution, so that is an upper end).
+void PrintProjection(const std::vector<Iteration>& done, int optimal_length, double nodes_per_second) {
+  if (done.size() < 2 || done.back().generated == 0) {
+    std::cout << "#   too few iterations finished to project\n";
+    return;
+  }
+  const double ratio = static_cast<double>(done.back().generated) / done[done.size() - 2].generated;
+  const int step = done.back().bound - done[done.size() - 2].bound;
+  double total = 0;
+  for (const Iteration& it : done) total += it.generated;
+  double next = done.back().generated;
+  for (int bound = done.back().bound + step; bound <= optimal_length; bound += step) total += next *= ratio;
+  std::cout << absl::StrFormat(
+      "#   projection: x%.2f per iteration, %.3g nodes through bound %d, %.0f s (%.1f h) at %.1f M nodes/s\n", ratio,
+      total, optimal_length, total / nodes_per_second, total / nodes_per_second / 3600, nodes_per_second / 1e6);
+}
 
 int Main() {
   const std::string file = absl::GetFlag(FLAGS_file);
@@ -73,6 +103,18 @@ int Main() {
     if (const double cap = absl::GetFlag(FLAGS_time_cap_s); cap > 0) {
       request.options.limits.max_time = absl::Seconds(cap);
     }
+    std::vector<Iteration> done;
+    if (absl::GetFlag(FLAGS_iterations)) {
+      const absl::Time began = absl::Now();
+      uint64_t generated = 0;
+      request.options.on_checkpoint = [&](const IterationCheckpoint& c) {
+        done.push_back({c.bound, c.generated - generated});
+        generated = c.generated;
+        std::cout << absl::StrFormat("#   %3d: bound %d done, %d nodes, %.1f s in all\n", k.id, c.bound,
+                                     done.back().generated, absl::ToDoubleSeconds(absl::Now() - began))
+                  << std::flush;
+      };
+    }
     absl::StatusOr<SolveResult> r = Solve(request);
     if (!r.ok()) {
       std::cerr << r.status() << "\n";
@@ -87,6 +129,9 @@ int Main() {
     std::cout << absl::StrFormat("%3d %3d %3d %-10s %14d %9.3f\n", k.id, r->moves.size(), k.optimal_length,
                                  StatusName(r->status), r->stats.generated, s)
               << std::flush;
+    if (absl::GetFlag(FLAGS_iterations) && r->status == SearchStatus::kTimeLimit) {
+      PrintProjection(done, k.optimal_length, r->stats.nodes_per_second);
+    }
   }
   double total = 0;
   for (double s : seconds) total += s;

@@ -55,6 +55,7 @@ struct Progress {
 // shorter than `next_bound`, so a search resumed there (SearchOptions::
 // resume_bound) finds the same optimal length. The counts are this run's.
 struct IterationCheckpoint {
+  int bound = 0;  // the bound the finished iteration searched
   int next_bound = 0;
   uint64_t expanded = 0;
   uint64_t generated = 0;

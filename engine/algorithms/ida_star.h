@@ -372,11 +372,11 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
     c.NoteOpen(pass.deepest);
     if (pass.found) path = std::move(pass.path);
     if (pass.found || pass.stopped || pass.next_bound == INT_MAX) break;
-    bound = pass.next_bound;
     if (p.options.on_checkpoint) {
       const SearchStats so_far = monitor.Totals(c);
-      p.options.on_checkpoint({bound, so_far.expanded, so_far.generated, so_far.iterations});
+      p.options.on_checkpoint({bound, pass.next_bound, so_far.expanded, so_far.generated, so_far.iterations});
     }
+    bound = pass.next_bound;
   }
   return monitor.Conclude(c, start_h, std::move(path), exhausted);
 }
