@@ -254,44 +254,128 @@ void Completed(void* /*cls*/, MHD_Connection* /*connection*/, void** state, MHD_
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<HttpApiServer>> HttpApiServer::Start(JobApi* api, Options options) {
-  absl::StatusOr<sockaddr_in> addr = ParseListenAddress(options.listen, "HTTP API");
-  if (!addr.ok()) return addr.status();
   std::unique_ptr<HttpApiServer> server(new HttpApiServer(api, std::move(options)));
   const Options& o = server->options_;
-  unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
-  std::string& cert = server->tls_cert_pem_;
-  std::string& key = server->tls_key_pem_;
+  auto first = std::make_unique<Daemon>();
   if (!o.tls_cert.empty()) {
-    absl::StatusOr<std::string> c = ReadPem("--tls-cert", o.tls_cert, "CERTIFICATE");
-    if (!c.ok()) return c.status();
-    absl::StatusOr<std::string> k = ReadPem("--tls-key", o.tls_key, "PRIVATE KEY");
-    if (!k.ok()) return k.status();
-    cert = *std::move(c);
-    key = *std::move(k);
-    flags |= MHD_USE_TLS;
+    absl::StatusOr<std::string> cert = ReadPem("--tls-cert", o.tls_cert, "CERTIFICATE");
+    if (!cert.ok()) return cert.status();
+    absl::StatusOr<std::string> key = ReadPem("--tls-key", o.tls_key, "PRIVATE KEY");
+    if (!key.ok()) return key.status();
+    first->cert = *std::move(cert);
+    first->key = *std::move(key);
   }
-  MHD_OptionItem tls[] = {{MHD_OPTION_HTTPS_MEM_CERT, 0, cert.data()},
-                          {MHD_OPTION_HTTPS_MEM_KEY, 0, key.data()},
-                          {MHD_OPTION_END, 0, nullptr}};
-  MHD_OptionItem none[] = {{MHD_OPTION_END, 0, nullptr}};
-  server->daemon_ = MHD_start_daemon(
-      flags, 0, nullptr, nullptr, &Handle, server.get(), MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&*addr),
-      MHD_OPTION_NOTIFY_COMPLETED, &Completed, nullptr, MHD_OPTION_CONNECTION_LIMIT,
-      static_cast<unsigned int>(o.max_connections), MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_THREAD_STACK_SIZE,
-      static_cast<size_t>(1 << 20), MHD_OPTION_ARRAY, cert.empty() ? none : tls, MHD_OPTION_END);
-  if (server->daemon_ == nullptr) {
+  if (absl::Status s = server->StartDaemon(*first, -1, false); !s.ok()) return s;
+  const MHD_DaemonInfo* info = MHD_get_daemon_info(first->daemon, MHD_DAEMON_INFO_BIND_PORT);
+  server->port_ = info != nullptr ? info->port : 0;
+  const bool tls = !first->cert.empty();
+  {
+    absl::MutexLock lock(&server->mu_);
+    server->serving_ = std::move(first);
+  }
+  if (tls) server->reloader_ = std::thread([s = server.get()] { s->ReloadLoop(); });
+  return server;
+}
+
+absl::Status HttpApiServer::StartDaemon(Daemon& d, int listen_socket, bool check_only) {
+  const Options& o = options_;
+  // ITC: so that a reload can take the listening socket over (quiesce).
+  unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC;
+  if (!d.cert.empty()) flags |= MHD_USE_TLS;
+  if (check_only) flags = MHD_USE_TLS | MHD_USE_NO_LISTEN_SOCKET;
+  std::vector<MHD_OptionItem> items;
+  sockaddr_in addr{};
+  if (listen_socket >= 0) {
+    items.push_back({MHD_OPTION_LISTEN_SOCKET, listen_socket, nullptr});
+  } else if (!check_only) {
+    absl::StatusOr<sockaddr_in> parsed = ParseListenAddress(o.listen, "HTTP API");
+    if (!parsed.ok()) return parsed.status();
+    addr = *parsed;
+    items.push_back({MHD_OPTION_SOCK_ADDR, 0, &addr});
+  }
+  if (!d.cert.empty()) {
+    items.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0, d.cert.data()});
+    items.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0, d.key.data()});
+  }
+  items.push_back({MHD_OPTION_END, 0, nullptr});
+  d.daemon = MHD_start_daemon(flags, 0, nullptr, nullptr, &Handle, this, MHD_OPTION_NOTIFY_COMPLETED, &Completed,
+                              nullptr, MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned int>(o.max_connections),
+                              MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_THREAD_STACK_SIZE,
+                              static_cast<size_t>(1 << 20), MHD_OPTION_ARRAY, items.data(), MHD_OPTION_END);
+  if (d.daemon == nullptr) {
+    if (check_only) return absl::InvalidArgumentError("the certificate and key do not make a pair TLS can use");
     return absl::UnavailableError(
         absl::StrCat("cannot serve the HTTP API on ", o.listen,
-                     cert.empty() ? " (address in use?)" : " (address in use, or a bad key?)"));
+                     d.cert.empty() ? " (address in use?)" : " (address in use, or a bad key?)"));
   }
-  const MHD_DaemonInfo* info = MHD_get_daemon_info(server->daemon_, MHD_DAEMON_INFO_BIND_PORT);
-  server->port_ = info != nullptr ? info->port : ntohs(addr->sin_port);
-  return server;
+  return absl::OkStatus();
+}
+
+void HttpApiServer::ReloadLoop() {
+  absl::MutexLock lock(&mu_);
+  for (;;) {
+    const absl::Time next = absl::Now() + options_.tls_reload_interval;
+    while (!stop_reloading_ && absl::Now() < next) {
+      mu_.AwaitWithDeadline(absl::Condition(&stop_reloading_), next);
+    }
+    if (stop_reloading_) return;
+    Reload();
+  }
+}
+
+void HttpApiServer::Reload() {
+  // Under the lock, which only this thread and the destructor take: the
+  // files are small.
+  absl::StatusOr<std::string> cert = ReadPem("--tls-cert", options_.tls_cert, "CERTIFICATE");
+  absl::StatusOr<std::string> key = ReadPem("--tls-key", options_.tls_key, "PRIVATE KEY");
+  const bool same = cert.ok() && key.ok() && *cert == serving_->cert && *key == serving_->key;
+  if (same) return;
+  auto next = std::make_unique<Daemon>();
+  absl::Status usable = !cert.ok() ? cert.status() : key.status();
+  if (usable.ok()) {
+    next->cert = *std::move(cert);
+    next->key = *std::move(key);
+    Daemon check{nullptr, next->cert, next->key};
+    usable = StartDaemon(check, -1, true);
+    if (check.daemon != nullptr) MHD_stop_daemon(check.daemon);
+  }
+  if (!usable.ok()) {
+    // Mid-rotation (a new certificate beside the old key) looks like this
+    // too: the old pair is served until the files agree again.
+    const std::string refused = next->cert + next->key + std::string(usable.message());
+    if (refused != refused_) options_.log(absl::StrCat("HTTPS: keeping the certificate in use: ", usable.message()));
+    refused_ = refused;
+    return;
+  }
+  const MHD_socket listen_socket = MHD_quiesce_daemon(serving_->daemon);
+  if (listen_socket == MHD_INVALID_SOCKET) return;
+  if (absl::Status s = StartDaemon(*next, listen_socket, false); !s.ok()) {
+    options_.log(absl::StrCat("HTTPS: the new certificate failed; serving the old one again: ", s.message()));
+    next->cert = serving_->cert;
+    next->key = serving_->key;
+    if (!StartDaemon(*next, listen_socket, false).ok()) {
+      options_.log("HTTPS: cannot serve the HTTP API any longer");
+      return;
+    }
+  } else {
+    options_.log("HTTPS: serving the reloaded certificate");
+  }
+  refused_.clear();
+  retired_.push_back(std::move(serving_));
+  serving_ = std::move(next);
 }
 
 HttpApiServer::~HttpApiServer() {
   stopping_.store(true);
-  if (daemon_ != nullptr) MHD_stop_daemon(daemon_);
+  {
+    absl::MutexLock lock(&mu_);
+    stop_reloading_ = true;
+  }
+  if (reloader_.joinable()) reloader_.join();
+  absl::MutexLock lock(&mu_);
+  // The one still serving last: it owns the listening socket.
+  for (const std::unique_ptr<Daemon>& d : retired_) MHD_stop_daemon(d->daemon);
+  if (serving_ != nullptr) MHD_stop_daemon(serving_->daemon);
 }
 
 }  // namespace npuzzle

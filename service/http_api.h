@@ -3,15 +3,23 @@
 // http_mapping.h; every call goes through the same JobApi as gRPC. Watches
 // stream as Server-Sent Events. libmicrohttpd gives each connection a
 // thread (a watch blocks its thread while it waits for events), so the
-// number of connections is capped.
+// number of connections is capped. With TLS, the certificate files are
+// re-read as the gRPC ports re-read them, and a changed pair is served to
+// new connections by a fresh daemon on the same listening socket.
 #ifndef NPUZZLE_SERVICE_HTTP_API_H_
 #define NPUZZLE_SERVICE_HTTP_API_H_
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "service/job_api.h"
 
 struct MHD_Daemon;
@@ -25,12 +33,15 @@ class HttpApiServer {
     std::string page;      // served at "/"
     std::string tls_cert;  // PEM files; empty: plain HTTP
     std::string tls_key;
+    absl::Duration tls_reload_interval = absl::Seconds(60);
     int max_connections = 512;
+    // Hears of certificate reloads and of changed files it refused.
+    std::function<void(const std::string&)> log = [](const std::string&) {};
   };
 
   static absl::StatusOr<std::unique_ptr<HttpApiServer>> Start(JobApi* api, Options options);
   // Ends open event streams (within a second) and stops serving.
-  ~HttpApiServer();
+  ~HttpApiServer() ABSL_LOCKS_EXCLUDED(mu_);
 
   int port() const { return port_; }
 
@@ -40,16 +51,37 @@ class HttpApiServer {
   bool stopping() const { return stopping_.load(); }
 
  private:
+  // One libmicrohttpd daemon and the PEM text it reads from memory it
+  // does not copy (both empty: plain HTTP).
+  struct Daemon {
+    MHD_Daemon* daemon = nullptr;
+    std::string cert;
+    std::string key;
+  };
+
   HttpApiServer(JobApi* api, Options options) : api_(api), options_(std::move(options)) {}
+
+  // Starts `d` listening on `listen_socket`, or where Options::listen says
+  // when it is -1; with no socket at all when `check_only` (to try a
+  // certificate pair).
+  absl::Status StartDaemon(Daemon& d, int listen_socket, bool check_only);
+  // Re-reads the PEM files every tls_reload_interval until stopped.
+  void ReloadLoop() ABSL_LOCKS_EXCLUDED(mu_);
+  void Reload() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   JobApi* const api_;
   const Options options_;
-  // libmicrohttpd reads the PEM text from memory it does not copy.
-  std::string tls_cert_pem_;
-  std::string tls_key_pem_;
   std::atomic<bool> stopping_{false};
-  MHD_Daemon* daemon_ = nullptr;
   int port_ = 0;
+  absl::Mutex mu_;
+  std::unique_ptr<Daemon> serving_ ABSL_GUARDED_BY(mu_);
+  // Replaced by a reload: no longer accepting, their open connections
+  // (event streams) run on until they end or the server stops.
+  std::vector<std::unique_ptr<Daemon>> retired_ ABSL_GUARDED_BY(mu_);
+  // The PEM text of the last refused change, so it is reported once.
+  std::string refused_ ABSL_GUARDED_BY(mu_);
+  bool stop_reloading_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread reloader_;
 };
 
 }  // namespace npuzzle

@@ -300,8 +300,13 @@ int Main() {
   std::unique_ptr<HttpApiServer> http_server;
   if (const std::string listen = absl::GetFlag(FLAGS_http_listen); !listen.empty()) {
     absl::StatusOr<std::unique_ptr<HttpApiServer>> started =
-        HttpApiServer::Start(&api, {listen, WebPage(), absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key),
-                                    absl::GetFlag(FLAGS_http_max_connections)});
+        HttpApiServer::Start(&api, {.listen = listen,
+                                    .page = WebPage(),
+                                    .tls_cert = absl::GetFlag(FLAGS_tls_cert),
+                                    .tls_key = absl::GetFlag(FLAGS_tls_key),
+                                    .tls_reload_interval = absl::Seconds(absl::GetFlag(FLAGS_tls_reload_interval_s)),
+                                    .max_connections = absl::GetFlag(FLAGS_http_max_connections),
+                                    .log = Log});
     if (!started.ok()) {
       Log(std::string(started.status().message()));
       return 1;

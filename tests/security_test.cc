@@ -49,6 +49,14 @@ std::vector<std::string> TlsFlags(const std::string& certs) {
 
 absl::StatusCode ProbeCode(v1::SolverService::Stub& stub) { return GetJob(stub, "probe").status().code(); }
 
+// Whether the HTTPS port's certificate verifies against `ca`, by openssl's
+// own client (so not by the code under test).
+bool HttpsVerifies(int port, const std::string& ca) {
+  const CommandResult r = RunCommand(absl::StrCat("openssl s_client -connect 127.0.0.1:", port, " -CAfile ", ca,
+                                                  " -verify_return_error -brief < /dev/null"));
+  return r.exit_code == 0;
+}
+
 // Polls until `holds` or the scaled timeout; whether it came to hold.
 template <class Predicate>
 bool Eventually(absl::Duration timeout, Predicate holds) {
@@ -159,14 +167,24 @@ TEST(Security, RotatedCertificateIsServedWithoutRestart) {
   c.set_client({old_certs + "/ca.pem"}, "");
   c.Start();
   ASSERT_EQ(ProbeCode(c.stub()), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(HttpsVerifies(c.http_port(), old_certs + "/ca.pem"));
 
+  // The key first: until the certificate follows, the pair is refused and
+  // the old one served on.
   Replace(new_certs + "/server.key", live + "/server.key");
+  absl::SleepFor(absl::Milliseconds(1500));
+  EXPECT_TRUE(HttpsVerifies(c.http_port(), old_certs + "/ca.pem"));
   Replace(new_certs + "/server.pem", live + "/server.pem");
   EXPECT_TRUE(Eventually(absl::Seconds(15), [&] {
     return ProbeCode(*Dial(c.client_address(), {new_certs + "/ca.pem"})) == absl::StatusCode::kNotFound;
   })) << "the new certificate was never served";
   EXPECT_NE(ProbeCode(*Dial(c.client_address(), {old_certs + "/ca.pem"})), absl::StatusCode::kNotFound)
       << "new connections still get the old certificate";
+  EXPECT_TRUE(Eventually(absl::Seconds(15), [&] { return HttpsVerifies(c.http_port(), new_certs + "/ca.pem"); }))
+      << "the HTTPS port never served the new certificate";
+  EXPECT_FALSE(HttpsVerifies(c.http_port(), old_certs + "/ca.pem"));
+  EXPECT_TRUE(absl::StrContains(c.process()->Log(), "HTTPS: keeping the certificate in use")) << c.process()->Log();
+  EXPECT_TRUE(absl::StrContains(c.process()->Log(), "HTTPS: serving the reloaded certificate")) << c.process()->Log();
   EXPECT_TRUE(c.process()->Running());
 }
 
