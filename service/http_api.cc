@@ -343,22 +343,22 @@ void HttpApiServer::Reload() {
     // Mid-rotation (a new certificate beside the old key) looks like this
     // too: the old pair is served until the files agree again.
     const std::string refused = next->cert + next->key + std::string(usable.message());
-    if (refused != refused_) options_.log(absl::StrCat("HTTPS: keeping the certificate in use: ", usable.message()));
+    if (refused != refused_) Log(absl::StrCat("HTTPS: keeping the certificate in use: ", usable.message()));
     refused_ = refused;
     return;
   }
   const MHD_socket listen_socket = MHD_quiesce_daemon(serving_->daemon);
   if (listen_socket == MHD_INVALID_SOCKET) return;
   if (absl::Status s = StartDaemon(*next, listen_socket, false); !s.ok()) {
-    options_.log(absl::StrCat("HTTPS: the new certificate failed; serving the old one again: ", s.message()));
+    Log(absl::StrCat("HTTPS: the new certificate failed; serving the old one again: ", s.message()));
     next->cert = serving_->cert;
     next->key = serving_->key;
     if (!StartDaemon(*next, listen_socket, false).ok()) {
-      options_.log("HTTPS: cannot serve the HTTP API any longer");
+      Log("HTTPS: cannot serve the HTTP API any longer");
       return;
     }
   } else {
-    options_.log("HTTPS: serving the reloaded certificate");
+    Log("HTTPS: serving the reloaded certificate");
   }
   refused_.clear();
   retired_.push_back(std::move(serving_));
