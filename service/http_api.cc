@@ -269,10 +269,7 @@ absl::StatusOr<std::unique_ptr<HttpApiServer>> HttpApiServer::Start(JobApi* api,
   const MHD_DaemonInfo* info = MHD_get_daemon_info(first->daemon, MHD_DAEMON_INFO_BIND_PORT);
   server->port_ = info != nullptr ? info->port : 0;
   const bool tls = !first->cert.empty();
-  {
-    absl::MutexLock lock(&server->mu_);
-    server->serving_ = std::move(first);
-  }
+  server->serving_ = std::move(first);
   if (tls) server->reloader_ = std::thread([s = server.get()] { s->ReloadLoop(); });
   return server;
 }
@@ -312,20 +309,20 @@ absl::Status HttpApiServer::StartDaemon(Daemon& d, int listen_socket, bool check
 }
 
 void HttpApiServer::ReloadLoop() {
-  absl::MutexLock lock(&mu_);
   for (;;) {
-    const absl::Time next = absl::Now() + options_.tls_reload_interval;
-    while (!stop_reloading_ && absl::Now() < next) {
-      mu_.AwaitWithDeadline(absl::Condition(&stop_reloading_), next);
+    {
+      absl::MutexLock lock(&mu_);
+      const absl::Time next = absl::Now() + options_.tls_reload_interval;
+      while (!stop_reloading_ && absl::Now() < next) {
+        mu_.AwaitWithDeadline(absl::Condition(&stop_reloading_), next);
+      }
+      if (stop_reloading_) return;
     }
-    if (stop_reloading_) return;
     Reload();
   }
 }
 
 void HttpApiServer::Reload() {
-  // Under the lock, which only this thread and the destructor take: the
-  // files are small.
   absl::StatusOr<std::string> cert = ReadPem("--tls-cert", options_.tls_cert, "CERTIFICATE");
   absl::StatusOr<std::string> key = ReadPem("--tls-key", options_.tls_key, "PRIVATE KEY");
   const bool same = cert.ok() && key.ok() && *cert == serving_->cert && *key == serving_->key;
@@ -372,7 +369,6 @@ HttpApiServer::~HttpApiServer() {
     stop_reloading_ = true;
   }
   if (reloader_.joinable()) reloader_.join();
-  absl::MutexLock lock(&mu_);
   // The one still serving last: it owns the listening socket.
   for (const std::unique_ptr<Daemon>& d : retired_) MHD_stop_daemon(d->daemon);
   if (serving_ != nullptr) MHD_stop_daemon(serving_->daemon);

@@ -67,7 +67,7 @@ class HttpApiServer {
   absl::Status StartDaemon(Daemon& d, int listen_socket, bool check_only);
   // Re-reads the PEM files every tls_reload_interval until stopped.
   void ReloadLoop() ABSL_LOCKS_EXCLUDED(mu_);
-  void Reload() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Reload();
   void Log(const std::string& message) const {
     if (options_.log) options_.log(message);
   }
@@ -76,13 +76,15 @@ class HttpApiServer {
   const Options options_;
   std::atomic<bool> stopping_{false};
   int port_ = 0;
-  absl::Mutex mu_;
-  std::unique_ptr<Daemon> serving_ ABSL_GUARDED_BY(mu_);
+  // The daemons are the reloader's alone while it runs: Start sets them
+  // up before starting it, the destructor stops them after joining it.
+  std::unique_ptr<Daemon> serving_;
   // Replaced by a reload: no longer accepting, their open connections
   // (event streams) run on until they end or the server stops.
-  std::vector<std::unique_ptr<Daemon>> retired_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<Daemon>> retired_;
   // The PEM text of the last refused change, so it is reported once.
-  std::string refused_ ABSL_GUARDED_BY(mu_);
+  std::string refused_;
+  absl::Mutex mu_;
   bool stop_reloading_ ABSL_GUARDED_BY(mu_) = false;
   std::thread reloader_;
 };
