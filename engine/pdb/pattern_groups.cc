@@ -25,7 +25,12 @@ struct Preset {
 
 // Korf & Felner's partitions (2002): the 15-puzzle's 7-8 halves, 6-6-3
 // with the short group on the blank's row, 5-5-5, and the 24-puzzle's
-// 6-6-6-6 quadrants.
+// 6-6-6-6 quadrants. Larger groups are not better by themselves: a 7-7-7-3
+// split of 5x5 that transposing maps onto itself (the top-left 3x3 block
+// but its far corner, the right and bottom bands, the diagonal's three
+// tiles) gave Korf and Taylor's instance 1 a start estimate of 82 against
+// 84, and its bound-98 iteration 5.7 times the nodes, with tables 19 times
+// the size (three of 2.4 GB, 12.7 minutes and 13 GB each to build).
 constexpr Preset kPresets[] = {
     {"8", 3, 3, "AAAAAAAAA"},
     {"7-8", 4, 4, "AAAAAAAABBBBBBBB"},
