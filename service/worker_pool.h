@@ -6,6 +6,8 @@
 #define NPUZZLE_SERVICE_WORKER_POOL_H_
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -34,6 +36,7 @@ struct Worker {
   std::set<std::string> running;  // job ids it holds leases on
   bool draining = false;
   absl::Time last_seen;
+  uint64_t filed = 0;  // the pool's: when it was last filed under its free slots
 
   int free_slots() const { return draining ? 0 : std::max(0, capacity - static_cast<int>(running.size())); }
 };
@@ -48,7 +51,9 @@ class WorkerPool {
   Worker* Find(WorkerLink* link);
   Worker* FindById(const std::string& id);
 
-  // The worker with the most free slots, or null if none has one.
+  // The worker with the most free slots, of those the one that has waited
+  // longest with them (so equally free workers take work in turn), or null
+  // if none has one.
   Worker* Freest();
   void Assign(Worker& w, const std::string& job_id, const std::string& tenant);
   // Whether `w` held the job.
@@ -75,16 +80,18 @@ class WorkerPool {
 
  private:
   // Re-files `w` under its free slots; call around every change to them.
-  void Unfile(const Worker& w) { by_free_.erase({-w.free_slots(), w.link.get()}); }
-  void File(const Worker& w) {
-    if (w.free_slots() > 0) by_free_.insert({-w.free_slots(), w.link.get()});
+  void Unfile(const Worker& w) { by_free_.erase({-w.free_slots(), w.filed}); }
+  void File(Worker& w) {
+    w.filed = ++files_;
+    if (w.free_slots() > 0) by_free_.emplace(std::make_pair(-w.free_slots(), w.filed), w.link.get());
   }
   // Forgets the tenant of a lease that has ended.
   void Ended(const std::string& job_id);
 
   absl::flat_hash_map<WorkerLink*, Worker> workers_;
   absl::flat_hash_map<std::string, WorkerLink*> by_id_;
-  std::set<std::pair<int, WorkerLink*>> by_free_;  // -free slots, link
+  std::map<std::pair<int, uint64_t>, WorkerLink*> by_free_;  // (-free slots, filed) -> link
+  uint64_t files_ = 0;
   int64_t running_ = 0;
   absl::flat_hash_map<std::string, std::string> tenant_of_lease_;  // job id -> tenant
   absl::flat_hash_map<std::string, int64_t> leases_by_tenant_;

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -455,6 +456,25 @@ TEST_F(JobManagerTest, LostWorkerJobsMoveToAnotherWorkerAndStaleResultsAreIgnore
   EXPECT_EQ(Get(id).worker_id(), "w2");
 }
 
+// Of equally free workers, the one that has waited longest takes the next
+// job, so idle workers take work in turn, never by where they sit in memory.
+TEST_F(JobManagerTest, EquallyFreeWorkersTakeJobsInTurn) {
+  std::vector<std::shared_ptr<FakeLink>> links = {Connect("w1"), Connect("w2"), Connect("w3")};
+  std::vector<int> order;
+  for (int job = 0; job < 6; ++job) {
+    manager_->Submit(Spec());
+    Settle();
+    for (int i = 0; i < 3; ++i) {
+      const std::vector<v1::Assignment> sent = links[i]->Assignments();
+      if (sent.size() > static_cast<size_t>(std::count(order.begin(), order.end(), i))) {
+        order.push_back(i);
+        Receive(links[i].get(), Finished(sent.back()));
+      }
+    }
+  }
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 0, 1, 2}));
+}
+
 TEST_F(JobManagerTest, JobFailsAfterLosingItsWorkerTooOften) {
   const std::string id = manager_->Submit(Spec())->id();
   for (int i = 0; i < 3; ++i) {
@@ -557,18 +577,19 @@ TEST_F(JobManagerTest, SplitJobRunsOnSeveralWorkersSurvivesALostOneAndEndsOnce) 
     }
   }
   std::vector<size_t> answered(links.size(), 0);
-  bool lost = false;
+  std::optional<size_t> lost;
   for (int round = 0; round < 100000 && store_->Get(job.id())->state() == v1::JOB_STATE_RUNNING; ++round) {
     int progress = 0;
     for (size_t i = 0; i < links.size(); ++i) {
-      if (lost && i == 1) continue;
-      progress += AnswerUnits(links[i].get(), &answered[i], 1);
+      if (i != lost) progress += AnswerUnits(links[i].get(), &answered[i], 1);
     }
     if (!lost && Get(job.id()).checkpoint().bound() > 20) {
-      // w2 dies with a unit out: it goes to another worker.
-      ASSERT_GT(links[1]->Assignments().size(), answered[1]);
-      Disconnect(links[1].get());
-      lost = true;
+      // A worker dies with a unit out: it goes to another worker.
+      for (size_t i = 0; i < links.size() && !lost; ++i) {
+        if (links[i]->Assignments().size() > answered[i]) lost = i;
+      }
+      ASSERT_TRUE(lost) << "no unit out while the job runs";
+      Disconnect(links[*lost].get());
     }
     ASSERT_GT(progress, 0) << "no unit out while the job runs";
   }
