@@ -114,20 +114,38 @@ TEST(PatternBuilder, MatchesZeroOneBfsOnEveryKindOfBoard) {
   };
   const std::vector<Case> cases = {{3, 3, {1, 2, 3}},    {4, 4, {1, 5, 6}},    {3, 7, {2, 3, 10}}, {3, 6, {1, 7, 8}},
                                    {4, 5, {1, 2, 3, 6}}, {5, 5, {1, 2, 5, 6}}, {6, 6, {7, 8}},     {8, 8, {1, 9}}};
+  // Entries of every width, so that builds widen at every depth from the
+  // first (one bit holds only the goal's distance) to none.
+  int bits = 0;
   for (const Case& c : cases) {
     for (const char* preset : {"standard", "blank-first", "snail"}) {
       const Board goal = *GoalPreset(preset, c.rows, c.cols);
       PatternBuildOptions options;
       options.threads = 2;
+      options.distance_bits = bits++ % 8 + 1;
       absl::StatusOr<AnonymousMemory> built = BuildPatternDistances(goal, c.group, options);
       ASSERT_TRUE(built.ok()) << built.status();
       const std::vector<uint8_t> truth = ZeroOneBfsTable(goal, c.group);
       const uint8_t* table = built->as<uint8_t>();
       for (uint64_t rank = 0; rank < truth.size(); ++rank) {
-        ASSERT_EQ(table[rank], truth[rank]) << c.rows << "x" << c.cols << " " << preset << " placement " << rank;
+        ASSERT_EQ(table[rank], truth[rank]) << c.rows << "x" << c.cols << " " << preset << " placement " << rank
+                                            << " built with " << options.distance_bits << "-bit entries";
       }
     }
   }
+}
+
+// Widening takes memory beyond PatternBuildBytes, and the limit binds it.
+TEST(PatternBuilder, WideningPastTheMemoryLimitIsRefused) {
+  const Board goal = *GoalPreset("standard", 4, 4);
+  PatternBuildOptions options;
+  options.distance_bits = 2;
+  options.max_memory_bytes = PatternBuildBytes(16, 4);
+  absl::StatusOr<AnonymousMemory> built = BuildPatternDistances(goal, {1, 2, 3, 4}, options);
+  EXPECT_EQ(built.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(built.status().message(), HasSubstr("outgrew 2 bits"));
+  options.distance_bits = 7;
+  EXPECT_TRUE(BuildPatternDistances(goal, {1, 2, 3, 4}, options).ok());
 }
 
 TEST(PatternGroups, PresetsFollowTheGoal) {

@@ -1,5 +1,8 @@
 #include "engine/heuristics/pattern_database.h"
 
+#include <algorithm>
+#include <numeric>
+
 #include "engine/pdb/pdb_store.h"
 
 namespace npuzzle {
@@ -39,10 +42,22 @@ absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, co
   const PdbBuildOptions build{options.pdb_build_threads, options.on_message, options.build_limits,
                               options.pdb_cache_bytes};
   PdbStore& store = PdbStore::ForDirectory(options.pdb_dir);
-  for (const std::vector<int>& tiles : *groups) {
-    absl::StatusOr<std::shared_ptr<const PatternTable>> table = store.Table({puzzle.goal(), tiles}, build);
+  // Largest first: a build's scratch space is the peak, and it is lowest
+  // with the fewest finished tables held beside it (7-8: by the 7-tile
+  // table's 58 MB).
+  std::vector<size_t> order(groups->size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return (*groups)[a].size() > (*groups)[b].size(); });
+  std::vector<std::shared_ptr<const PatternTable>> tables(groups->size());
+  for (size_t g : order) {
+    absl::StatusOr<std::shared_ptr<const PatternTable>> table = store.Table({puzzle.goal(), (*groups)[g]}, build);
     if (!table.ok()) return table.status();
-    Group group{{}, {}, PlacementIndexer(puzzle.cells(), static_cast<int>(tiles.size())), *std::move(table)};
+    tables[g] = *std::move(table);
+  }
+  for (size_t g = 0; g < groups->size(); ++g) {
+    const std::vector<int>& tiles = (*groups)[g];
+    Group group{{}, {}, PlacementIndexer(puzzle.cells(), static_cast<int>(tiles.size())), std::move(tables[g])};
     for (int t : tiles) {
       group.tiles.push_back(static_cast<uint8_t>(t));
       if (db.mirrored_) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "engine/pdb/anonymous_memory.h"
+#include "engine/pdb/packed_distances.h"
 #include "engine/pdb/placement.h"
 
 namespace npuzzle {
@@ -94,7 +95,7 @@ class Builder {
         states_(indexer_.size() * free_cells_),
         words_((states_ + kStatesPerWord - 1) / kStatesPerWord),
         codes_memory_(words_ * 8),
-        distance_(indexer_.size()),
+        distance_(indexer_.size(), std::clamp(options.distance_bits, 1, 8)),
         codes_(codes_memory_.as<uint64_t>()),
         options_(options) {
     uint8_t home[64];
@@ -112,6 +113,9 @@ class Builder {
           "cannot allocate ", (codes_memory_.bytes() + distance_.bytes()) >> 20, " MiB to build a pattern table"));
     }
     for (int depth = 0;; ++depth) {
+      if (static_cast<uint64_t>(depth) + 1 > distance_.max_value()) {
+        if (absl::Status widened = Widen(); !widened.ok()) return widened;
+      }
       const uint64_t current = depth % 2 == 0 ? 1 : 2;
       next_chunk_ = 0;
       layer_expanded_ = 0;
@@ -147,21 +151,55 @@ class Builder {
     return rank * free_cells_ + std::popcount(free & CellsBelow(lowest));
   }
 
-  // Entries hold distance + 1 while building (0: not reached yet, which is
-  // what fresh memory holds); every placement is reached, so one pass
-  // takes each down to its distance.
-  AnonymousMemory FinishDistances() {
-    uint8_t* d = distance_.as<uint8_t>();
-    const uint64_t n = indexer_.size();
+  // Distances outgrew their width: a byte an entry from here on.
+  absl::Status Widen() {
+    const uint64_t bytes = codes_memory_.bytes() + distance_.bytes() + PackedDistances::Bytes(indexer_.size(), 8);
+    if (options_.max_memory_bytes != 0 && bytes > options_.max_memory_bytes) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("pattern distances outgrew ", distance_.bits(), " bits; widening them to a byte needs ",
+                       bytes >> 20, " MiB, more than the memory limit of ", options_.max_memory_bytes >> 20, " MiB"));
+    }
+    return Repack(8);
+  }
+
+  absl::Status Repack(int bits) {
+    PackedDistances wide(indexer_.size(), bits);
+    if (!wide.ok()) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("cannot allocate ", wide.bytes() >> 20, " MiB for a pattern table's entries"));
+    }
+    const uint64_t words = wide.words();
+    ForSlices(words, [&](uint64_t begin, uint64_t end) { wide.CopyWords(distance_, begin, end); });
+    distance_ = std::move(wide);
+    return absl::OkStatus();
+  }
+
+  // Runs f(begin, end) over slices of [0, n) on the build's threads.
+  template <class F>
+  void ForSlices(uint64_t n, F f) {
     std::vector<std::thread> threads;
     const uint64_t slice = (n + options_.threads - 1) / options_.threads;
     for (int t = 0; t < options_.threads; ++t) {
-      threads.emplace_back([d, n, slice, t] {
-        for (uint64_t i = t * slice; i < std::min(n, (t + 1) * slice); ++i) --d[i];
-      });
+      threads.emplace_back([&f, n, slice, t] { f(std::min(n, t * slice), std::min(n, (t + 1) * slice)); });
     }
     for (std::thread& t : threads) t.join();
-    return std::move(distance_);
+  }
+
+  // Entries hold distance + 1 while building (0: not reached yet, which is
+  // what fresh memory holds); every placement is reached, so one pass
+  // takes each down to its distance. The scratch space goes first, so that
+  // the bytes of the result take its place.
+  absl::StatusOr<AnonymousMemory> FinishDistances() {
+    codes_memory_ = AnonymousMemory();
+    if (distance_.bits() != 8) {
+      if (absl::Status repacked = Repack(8); !repacked.ok()) return repacked;
+    }
+    AnonymousMemory bytes = std::move(distance_).TakeBytes();
+    uint8_t* d = bytes.as<uint8_t>();
+    ForSlices(indexer_.size(), [d](uint64_t begin, uint64_t end) {
+      for (uint64_t i = begin; i < end; ++i) --d[i];
+    });
+    return bytes;
   }
 
   // Sets an unseen state's code; false if it already had one.
@@ -274,10 +312,7 @@ class Builder {
     // Layers are expanded in order, so the first layer to reach a placement
     // (through any blank region) holds its distance. Several threads may
     // write the same value.
-    std::atomic_ref<uint8_t> distance(distance_.as<uint8_t>()[rank]);
-    if (distance.load(std::memory_order_relaxed) == 0) {
-      distance.store(static_cast<uint8_t>(depth + 1), std::memory_order_relaxed);
-    }
+    distance_.SetIfUnset(rank, depth + 1);
 
     // A successor moves tile i from p_i to `to`. Digits before i keep their
     // value; digit i is recomputed; each later digit j changes by
@@ -315,7 +350,7 @@ class Builder {
   const uint64_t states_;
   const uint64_t words_;
   AnonymousMemory codes_memory_;  // two bits a state
-  AnonymousMemory distance_;      // a byte a placement
+  PackedDistances distance_;      // an entry a placement
   uint64_t* const codes_;
   const PatternBuildOptions& options_;
   static constexpr int kRunning = 0, kCancelled = 1, kDeadline = 2;
@@ -333,7 +368,8 @@ class Builder {
 uint64_t PatternBuildBytes(int cells, int group_size) {
   const PlacementIndexer indexer(cells, group_size);
   const uint64_t scratch = (indexer.size() * (cells - group_size) + kStatesPerWord - 1) / kStatesPerWord * 8;
-  return scratch + indexer.size();
+  const uint64_t entries = PackedDistances::Bytes(indexer.size(), 7);
+  return std::max(scratch, PackedDistances::Bytes(indexer.size(), 8)) + entries;
 }
 
 absl::StatusOr<AnonymousMemory> BuildPatternDistances(const Board& goal, const std::vector<int>& group,

@@ -33,9 +33,15 @@ struct PatternBuildOptions {
   // Checked every few milliseconds by every building thread.
   const CancelToken* cancel = nullptr;
   absl::Time deadline = absl::InfiniteFuture();
+  // Bits an entry takes while building (1 to 8; see PackedDistances). A
+  // build whose distances outgrow them widens to a byte an entry, which
+  // takes memory beyond PatternBuildBytes: it is refused past this limit.
+  int distance_bits = 7;
+  uint64_t max_memory_bytes = 0;  // 0: none
 };
 
-// Memory a build takes at its peak (its scratch space and its result).
+// Memory a build with seven-bit entries takes at its peak (its scratch
+// space and its entries, or at the end its entries and its result).
 uint64_t PatternBuildBytes(int cells, int group_size);
 
 // `group` holds the pattern's tiles in ascending order; the result holds a

@@ -210,6 +210,7 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::Build(const Patter
   build.threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   build.cancel = limits.cancel;
   build.deadline = limits.deadline;
+  build.max_memory_bytes = limits.max_memory_bytes;
   build.progress_interval = limits.activity_interval;
   int reported_depth = -1;
   build.on_progress = [&](const PatternBuildProgress& p) {
