@@ -63,6 +63,33 @@ TEST(PlacementIndexer, RankIsABijection) {
   }
 }
 
+// Stepping a placement forward lands where unranking does, for steps that
+// carry through every digit (tiles == cells: the last radix is 1).
+TEST(PlacementIndexer, AdvanceMatchesUnrank) {
+  std::mt19937_64 rng(6);
+  for (auto [cells, tiles] : {std::pair{9, 9}, {16, 8}, {16, 7}, {25, 6}, {64, 4}, {4, 1}}) {
+    const PlacementIndexer indexer(cells, tiles);
+    uint8_t at[64], digit[64], want[64], want_digit[64];
+    uint64_t rank = 0;
+    indexer.Unrank(rank, at, digit);
+    for (int step = 0; step < 20000; ++step) {
+      const uint64_t delta = step % 7 == 0 ? rng() % 300 : rng() % 3;
+      if (rank + delta >= indexer.size()) {
+        rank = rng() % indexer.size();
+        indexer.Unrank(rank, at, digit);
+        continue;
+      }
+      indexer.Advance(delta, at, digit);
+      rank += delta;
+      indexer.Unrank(rank, want, want_digit);
+      for (int i = 0; i < tiles; ++i) {
+        ASSERT_EQ(at[i], want[i]) << cells << " cells, " << tiles << " tiles, rank " << rank << ", tile " << i;
+        ASSERT_EQ(digit[i], want_digit[i]) << cells << " cells, " << tiles << " tiles, rank " << rank;
+      }
+    }
+  }
+}
+
 // An independent truth for one table: 0-1 breadth-first search over every
 // (placement, blank cell), where sliding a group tile costs one and any
 // other tile nothing; a placement's distance is its least over blank cells.

@@ -39,9 +39,7 @@ class PackedDistances {
   // The largest value an entry holds.
   uint64_t max_value() const { return (uint64_t{1} << bits_) - 1; }
 
-  uint64_t Get(uint64_t i) const {
-    return (Word(i).load(std::memory_order_relaxed) >> Shift(i)) & max_value();
-  }
+  uint64_t Get(uint64_t i) const { return (Word(i).load(std::memory_order_relaxed) >> Shift(i)) & max_value(); }
   // Sets entry i to `value` (at most max_value()) if it is still 0. Safe
   // from many threads; of those setting one entry at once, one wins.
   void SetIfUnset(uint64_t i, uint64_t value) {

@@ -30,6 +30,8 @@ constexpr uint64_t kClosed = 3;
 constexpr uint64_t kStatesPerWord = 32;
 constexpr uint64_t kFieldLowBits = 0x5555555555555555ull;
 constexpr uint64_t kWordsPerChunk = uint64_t{1} << 14;
+// Ranks a scan steps forward by carrying digits rather than unranking.
+constexpr uint64_t kMaxAdvance = 64;
 
 class Geometry {
  public:
@@ -250,6 +252,11 @@ class Builder {
     uint64_t expanded = 0, discovered = 0;
     Pending pending[2];
     int turn = 0;
+    // The placement of the last state expanded, advanced from one to the
+    // next rather than unranked for each.
+    uint64_t at_rank = 0;
+    uint8_t cells[64], digit[64];
+    indexer_.Unrank(0, cells, digit);
     for (;;) {
       const uint64_t begin = next_chunk_.fetch_add(kWordsPerChunk);
       if (begin >= words || !Continue(depth, begin)) break;
@@ -270,7 +277,13 @@ class Builder {
           const int field = std::countr_zero(in_layer) / 2;
           in_layer &= in_layer - 1;
           for (slot += field - at, at = field; slot >= free_cells_; slot -= free_cells_) ++rank;
-          discovered += Expand(rank, slot, depth, next, pending[turn], pending[turn ^ 1]);
+          if (rank - at_rank <= kMaxAdvance) {
+            indexer_.Advance(rank - at_rank, cells, digit);
+          } else {
+            indexer_.Unrank(rank, cells, digit);
+          }
+          at_rank = rank;
+          discovered += Expand(rank, cells, digit, slot, depth, next, pending[turn], pending[turn ^ 1]);
           turn ^= 1;
           ++expanded;
         }
@@ -300,10 +313,10 @@ class Builder {
 
   // Records the placement's distance, queues the state's successors in
   // `fresh` and marks the ones `earlier` holds; returns how many it marked.
-  uint64_t Expand(uint64_t rank, int slot, int depth, uint64_t next, Pending& fresh, Pending& earlier) {
+  // `cells` and `digit` are the placement of `rank`, as Unrank gives them.
+  uint64_t Expand(uint64_t rank, const uint8_t* cells, const uint8_t* digit, int slot, int depth, uint64_t next,
+                  Pending& fresh, Pending& earlier) {
     const int tiles = indexer_.tiles();
-    uint8_t cells[64], digit[64];
-    indexer_.Unrank(rank, cells, digit);
     CellMask placed = 0;
     for (int i = 0; i < tiles; ++i) placed |= CellBit(cells[i]);
     const CellMask free = geometry_.board() & ~placed;

@@ -94,6 +94,30 @@ class PlacementIndexer {
     }
   }
 
+  // Moves a placement, given as Unrank gives it, `delta` ranks on (to a
+  // rank below size()). A table build walks ranks in order, mostly a few
+  // apart: carrying the digits that change and placing only their tiles
+  // again takes far less than Unrank's chain of divisions, which was a
+  // fifth of a build's time. Costs O(delta) beside that: for small steps.
+  void Advance(uint64_t delta, uint8_t* cells, uint8_t* digit) const {
+    if (delta == 0) return;
+    int i = tiles_ - 1;
+    uint64_t carry = delta;
+    for (; carry != 0; --i) {
+      const uint64_t radix = static_cast<uint64_t>(cells_ - i);
+      uint64_t d = digit[i] + carry;
+      for (carry = 0; d >= radix; d -= radix) ++carry;
+      digit[i] = static_cast<uint8_t>(d);
+    }
+    CellMask free = cells_ == 64 ? ~CellMask{0} : CellBit(cells_) - 1;
+    for (int j = 0; j <= i; ++j) free &= ~CellBit(cells[j]);
+    for (int j = i + 1; j < tiles_; ++j) {
+      const int cell = SelectBit(free, digit[j]);
+      cells[j] = static_cast<uint8_t>(cell);
+      free &= ~CellBit(cell);
+    }
+  }
+
   // The position of the n-th (from 0) set bit of `mask`.
   static int SelectBit(CellMask mask, int n) {
     for (int byte = 0; byte < 64; byte += 8) {
