@@ -462,7 +462,7 @@ TEST_F(JobManagerTest, EquallyFreeWorkersTakeJobsInTurn) {
   std::vector<std::shared_ptr<FakeLink>> links = {Connect("w1"), Connect("w2"), Connect("w3")};
   std::vector<int> order;
   for (int job = 0; job < 6; ++job) {
-    manager_->Submit(Spec());
+    ASSERT_TRUE(manager_->Submit(Spec()).ok());
     Settle();
     for (int i = 0; i < 3; ++i) {
       const std::vector<v1::Assignment> sent = links[i]->Assignments();

@@ -33,7 +33,6 @@ class PackedDistances {
   }
 
   bool ok() const { return memory_.ok(); }
-  uint64_t size() const { return size_; }
   int bits() const { return bits_; }
   uint64_t bytes() const { return memory_.bytes(); }
   // The largest value an entry holds.
