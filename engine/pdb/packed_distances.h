@@ -1,9 +1,9 @@
 // PackedDistances: a table build's entry per placement while it builds,
 // `bits` wide (0: not reached yet), packed into 64-bit words. Seven bits
-// hold every distance of the tables we build (at most 126) in 7/8 of a
-// byte, which is what lets the 15-puzzle's 8-tile table build beside its
-// scratch space within 1.5 GB; should a build's distances outgrow the
-// width, it widens to a byte an entry. At eight bits the words are the
+// hold distances up to 126 (the 15-puzzle's 8-tile table reaches 38) in
+// 7/8 of a byte, which is what lets that table build beside its scratch
+// space within 1.5 GB; should a build's distances outgrow the width, it
+// widens to a byte an entry. At eight bits the words are the
 // bytes of a plain byte array (the machines are little-endian), which is
 // what a finished table is.
 #ifndef NPUZZLE_ENGINE_PDB_PACKED_DISTANCES_H_
@@ -19,6 +19,9 @@
 namespace npuzzle {
 
 static_assert(std::endian::native == std::endian::little, "eight-bit entries are read as a byte array");
+
+// The width table builds use.
+inline constexpr int kBuildDistanceBits = 7;
 
 class PackedDistances {
  public:

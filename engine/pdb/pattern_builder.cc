@@ -176,11 +176,11 @@ class Builder {
           absl::StrCat("pattern distances outgrew ", distance_.bits(), " bits; widening them to a byte needs ",
                        bytes >> 20, " MiB, more than the memory limit of ", options_.max_memory_bytes >> 20, " MiB"));
     }
-    return Repack(8);
+    return RepackToBytes();
   }
 
-  absl::Status Repack(int bits) {
-    PackedDistances wide(indexer_.size(), bits);
+  absl::Status RepackToBytes() {
+    PackedDistances wide(indexer_.size(), 8);
     if (!wide.ok()) {
       return absl::ResourceExhaustedError(
           absl::StrCat("cannot allocate ", wide.bytes() >> 20, " MiB for a pattern table's entries"));
@@ -209,7 +209,7 @@ class Builder {
   absl::StatusOr<AnonymousMemory> FinishDistances() {
     codes_memory_ = AnonymousMemory();
     if (distance_.bits() != 8) {
-      if (absl::Status repacked = Repack(8); !repacked.ok()) return repacked;
+      if (absl::Status repacked = RepackToBytes(); !repacked.ok()) return repacked;
     }
     AnonymousMemory bytes = std::move(distance_).TakeBytes();
     uint8_t* d = bytes.as<uint8_t>();
@@ -394,7 +394,7 @@ class Builder {
 uint64_t PatternBuildBytes(int cells, int group_size) {
   const PlacementIndexer indexer(cells, group_size);
   const uint64_t scratch = (indexer.size() * (cells - group_size) + kStatesPerWord - 1) / kStatesPerWord * 8;
-  const uint64_t entries = PackedDistances::Bytes(indexer.size(), 7);
+  const uint64_t entries = PackedDistances::Bytes(indexer.size(), kBuildDistanceBits);
   return std::max(scratch, PackedDistances::Bytes(indexer.size(), 8)) + entries;
 }
 

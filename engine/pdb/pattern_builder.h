@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "engine/board.h"
 #include "engine/pdb/anonymous_memory.h"
+#include "engine/pdb/packed_distances.h"
 #include "engine/search.h"
 
 namespace npuzzle {
@@ -36,11 +37,11 @@ struct PatternBuildOptions {
   // Bits an entry takes while building (1 to 8; see PackedDistances). A
   // build whose distances outgrow them widens to a byte an entry, which
   // takes memory beyond PatternBuildBytes: it is refused past this limit.
-  int distance_bits = 7;
+  int distance_bits = kBuildDistanceBits;
   uint64_t max_memory_bytes = 0;  // 0: none
 };
 
-// Memory a build with seven-bit entries takes at its peak (its scratch
+// Memory a build with kBuildDistanceBits entries takes at its peak (its scratch
 // space and its entries, or at the end its entries and its result).
 uint64_t PatternBuildBytes(int cells, int group_size);
 

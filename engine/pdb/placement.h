@@ -98,7 +98,7 @@ class PlacementIndexer {
   // rank below size()). A table build walks ranks in order, mostly a few
   // apart: carrying the digits that change and placing only their tiles
   // again takes far less than Unrank's chain of divisions, which was a
-  // fifth of a build's time. Costs O(delta) beside that: for small steps.
+  // tenth of a build's time. Costs O(delta) beside that: for small steps.
   void Advance(uint64_t delta, uint8_t* cells, uint8_t* digit) const {
     if (delta == 0) return;
     int i = tiles_ - 1;
