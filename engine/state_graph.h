@@ -26,7 +26,7 @@ class StateGraph {
   using HNode = typename H::Node;
   static constexpr uint32_t kNoParent = UINT32_MAX;
   static constexpr size_t kMinReserve = 64;
-  static constexpr int kMaxReserveShift = 6;  // 4096 entries, 128 KB for 3x3 keys
+  static constexpr int kMaxReserveShift = 7;  // 8192 entries, a 64 KB index
 
   struct Record {
     Key key;
