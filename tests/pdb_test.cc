@@ -131,16 +131,19 @@ std::vector<uint8_t> ZeroOneBfsTable(const Board& goal, const std::vector<int>& 
   return table;
 }
 
-// Boards above 16 cells find the blank's region by flood fill, smaller
-// ones by table; narrow boards and corners make tiles cut the free cells
-// into several regions, which is where a region mistake would show.
+// Boards above 16 cells find the blank's region by flood fill (after a
+// look at the cells around the move, which mostly shows that it cannot cut
+// the free cells), smaller ones by table; narrow boards and corners make
+// tiles cut the free cells into several regions, which is where a region
+// mistake would show.
 TEST(PatternBuilder, MatchesZeroOneBfsOnEveryKindOfBoard) {
   struct Case {
     int rows, cols;
     std::vector<int> group;
   };
   const std::vector<Case> cases = {{3, 3, {1, 2, 3}},    {4, 4, {1, 5, 6}},    {3, 7, {2, 3, 10}}, {3, 6, {1, 7, 8}},
-                                   {4, 5, {1, 2, 3, 6}}, {5, 5, {1, 2, 5, 6}}, {6, 6, {7, 8}},     {8, 8, {1, 9}}};
+                                   {4, 5, {1, 2, 3, 6}}, {5, 5, {1, 2, 5, 6}}, {6, 6, {7, 8}},     {8, 8, {1, 9}},
+                                   {3, 8, {2, 10, 11}},  {7, 3, {4, 5, 8}}};
   // Entries of every width, so that builds widen at every depth from the
   // first (one bit holds only the goal's distance) to none.
   int bits = 0;

@@ -46,7 +46,14 @@ class Geometry {
       if (r + 1 < rows) neighbors_[c] |= CellBit(c + cols);
       if (k > 0) neighbors_[c] |= CellBit(c - 1);
       if (k + 1 < cols) neighbors_[c] |= CellBit(c + 1);
+      // The eight cells around c, clockwise from the one above.
+      constexpr int kRing[8][2] = {{-1, 0}, {-1, 1}, {0, 1}, {1, 1}, {1, 0}, {1, -1}, {0, -1}, {-1, -1}};
+      for (int i = 0; i < 8; ++i) {
+        const int rr = r + kRing[i][0], kk = k + kRing[i][1];
+        if (rr >= 0 && rr < rows && kk >= 0 && kk < cols) ring_[c][i] = CellBit(rr * cols + kk);
+      }
     }
+    for (int around = 0; around < 256; ++around) may_cut_[around] = MayCutAround(around);
     // Small boards answer every region question from tables: flood fills
     // were a third of the work of building the 15-puzzle's tables.
     if (cells <= kTabulatedCells) {
@@ -80,8 +87,52 @@ class Geometry {
     return slots_.empty() ? SlotOf(Flood(CellBit(cell), free), free) : (slots_[free] >> (4 * cell)) & 15;
   }
 
+  // Slot(from, free) for the state a move leads to: a tile left `from` for
+  // `to`, and `free` are the free cells after it; `whole` says those
+  // before it were all one region. Then so are these, unless `to` joined
+  // parts of them, and a look at the cells around `to` mostly settles that
+  // without a flood fill (which took a third of a 24-puzzle table's build).
+  int SlotAfterMove(int from, int to, CellMask free, bool whole) const {
+    if (!slots_.empty()) return (slots_[free] >> (4 * from)) & 15;
+    if (whole && !MayCut(to, free | CellBit(to))) return 0;
+    return SlotOf(Flood(CellBit(from), free), free);
+  }
+
  private:
   static constexpr int kTabulatedCells = 16;
+
+  // Whether taking `cell` out of `cells` (which hold it) may split them:
+  // true unless its neighbours in `cells` are linked through the cells
+  // around it. A false alarm costs only a flood fill.
+  bool MayCut(int cell, CellMask cells) const {
+    int around = 0;
+    for (int i = 0; i < 8; ++i) around |= ((cells & ring_[cell][i]) != 0) << i;
+    return may_cut_[around];
+  }
+
+  // `around` has bit i set when the i-th cell around a cell (clockwise
+  // from the one above) is present; cells next to each other on that ring
+  // are neighbours on the board, and the even ones are the cell's own
+  // neighbours. True when the present neighbours lie in more than one run
+  // of present ring cells.
+  static bool MayCutAround(int around) {
+    if (around == 255) return false;
+    int start = 0;
+    while ((around >> start) & 1) ++start;  // an absent cell: runs begin after it
+    int runs_with_neighbors = 0;
+    bool in_run = false, run_has_neighbor = false;
+    for (int step = 1; step <= 8; ++step) {
+      const int i = (start + step) % 8;
+      if ((around >> i) & 1) {
+        in_run = true;
+        run_has_neighbor |= i % 2 == 0;
+      } else if (in_run) {
+        runs_with_neighbors += run_has_neighbor;
+        in_run = run_has_neighbor = false;
+      }
+    }
+    return runs_with_neighbors > 1;
+  }
 
   static int SlotOf(CellMask region, CellMask free) {
     return std::popcount(free & CellsBelow(std::countr_zero(region)));
@@ -101,6 +152,8 @@ class Geometry {
   int cells_ = 0;
   CellMask board_ = 0, not_left_ = 0, not_right_ = 0;
   CellMask neighbors_[64] = {};
+  CellMask ring_[64][8] = {};  // the cells around each cell, clockwise from above; 0 off the board
+  bool may_cut_[256];
   std::vector<uint16_t> regions_;  // [free set][cell], boards of up to 16 cells
   std::vector<uint64_t> slots_;    // [free set], 4 bits a cell
 };
@@ -336,6 +389,7 @@ class Builder {
     for (int i = 0; i < tiles; ++i) placed |= CellBit(cells[i]);
     const CellMask free = geometry_.board() & ~placed;
     const CellMask region = geometry_.Region(PlacementIndexer::SelectBit(free, slot), free);
+    const bool whole = region == free;
 
     // Layers are expanded in order, so the first layer to reach a placement
     // (through any blank region) holds its distance. Several threads may
@@ -361,7 +415,7 @@ class Builder {
             base + (to - std::popcount(earlier_cells & CellsBelow(to))) * indexer_.weight(i) - later_above_to;
         // The tile left `from`: that is where the blank stands now.
         const CellMask child_free = (free | CellBit(from)) & ~CellBit(to);
-        const uint64_t child = child_rank * free_cells_ + geometry_.Slot(from, child_free);
+        const uint64_t child = child_rank * free_cells_ + geometry_.SlotAfterMove(from, to, child_free, whole);
         __builtin_prefetch(&codes_[child / kStatesPerWord], 1);
         fresh.states[fresh.count++] = child;
       }
