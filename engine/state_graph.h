@@ -26,7 +26,7 @@ class StateGraph {
   using HNode = typename H::Node;
   static constexpr uint32_t kNoParent = UINT32_MAX;
   static constexpr size_t kMinReserve = 64;
-  static constexpr int kMaxReserveShift = 7;  // 8192 entries, a 64 KB index
+  static constexpr int kMaxReserveShift = 7;  // room for 8,192 states: a 128 KB index
 
   struct Record {
     Key key;
