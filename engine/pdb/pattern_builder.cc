@@ -93,9 +93,8 @@ class Geometry {
   // parts of them, and a look at the cells around `to` mostly settles that
   // without a flood fill (which took a third of a 24-puzzle table's build).
   int SlotAfterMove(int from, int to, CellMask free, bool whole) const {
-    if (!slots_.empty()) return (slots_[free] >> (4 * from)) & 15;
-    if (whole && !MayCut(to, free | CellBit(to))) return 0;
-    return SlotOf(Flood(CellBit(from), free), free);
+    if (slots_.empty() && whole && !MayCut(to, free | CellBit(to))) return 0;
+    return Slot(from, free);
   }
 
  private:
