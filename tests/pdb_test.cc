@@ -131,6 +131,20 @@ std::vector<uint8_t> ZeroOneBfsTable(const Board& goal, const std::vector<int>& 
   return table;
 }
 
+void ExpectBuildMatchesZeroOneBfs(const Board& goal, const std::vector<int>& group, int distance_bits) {
+  PatternBuildOptions options;
+  options.threads = 2;
+  options.distance_bits = distance_bits;
+  absl::StatusOr<AnonymousMemory> built = BuildPatternDistances(goal, group, options);
+  ASSERT_TRUE(built.ok()) << built.status();
+  const std::vector<uint8_t> truth = ZeroOneBfsTable(goal, group);
+  const uint8_t* table = built->as<uint8_t>();
+  for (uint64_t rank = 0; rank < truth.size(); ++rank) {
+    ASSERT_EQ(table[rank], truth[rank]) << goal.rows() << "x" << goal.cols() << " goal " << goal.ToString()
+                                        << " placement " << rank << " built with " << distance_bits << "-bit entries";
+  }
+}
+
 // Boards above 16 cells find the blank's region by flood fill (after a
 // look at the cells around the move, which mostly shows that it cannot cut
 // the free cells), smaller ones by table; narrow boards and corners make
@@ -149,18 +163,20 @@ TEST(PatternBuilder, MatchesZeroOneBfsOnEveryKindOfBoard) {
   int bits = 0;
   for (const Case& c : cases) {
     for (const char* preset : {"standard", "blank-first", "snail"}) {
-      const Board goal = *GoalPreset(preset, c.rows, c.cols);
-      PatternBuildOptions options;
-      options.threads = 2;
-      options.distance_bits = bits++ % 8 + 1;
-      absl::StatusOr<AnonymousMemory> built = BuildPatternDistances(goal, c.group, options);
-      ASSERT_TRUE(built.ok()) << built.status();
-      const std::vector<uint8_t> truth = ZeroOneBfsTable(goal, c.group);
-      const uint8_t* table = built->as<uint8_t>();
-      for (uint64_t rank = 0; rank < truth.size(); ++rank) {
-        ASSERT_EQ(table[rank], truth[rank]) << c.rows << "x" << c.cols << " " << preset << " placement " << rank
-                                            << " built with " << options.distance_bits << "-bit entries";
-      }
+      ExpectBuildMatchesZeroOneBfs(*GoalPreset(preset, c.rows, c.cols), c.group, bits++ % 8 + 1);
+    }
+  }
+}
+
+// Every shape the engine accepts, with the blank-first goal's tiles on the
+// cells beside and below its corner and the one diagonal from it: they shut
+// the blank's home corner off from the rest, so the region checks meet a
+// cut on every board.
+TEST(PatternBuilder, MatchesZeroOneBfsOnEveryShape) {
+  for (int rows = kMinSide; rows <= kMaxSide; ++rows) {
+    for (int cols = kMinSide; cols <= kMaxSide; ++cols) {
+      const Board goal = *GoalPreset("blank-first", rows, cols);
+      ExpectBuildMatchesZeroOneBfs(goal, {goal.tiles()[1], goal.tiles()[cols], goal.tiles()[cols + 1]}, 8);
     }
   }
 }
