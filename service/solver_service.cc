@@ -1,6 +1,5 @@
 #include "service/solver_service.h"
 
-#include <atomic>
 #include <memory>
 
 #include "absl/synchronization/mutex.h"
@@ -55,11 +54,8 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
   };
 
   WatchWriter() : cell_(std::make_shared<Cell>()) {
-    {
-      absl::MutexLock lock(&cell_->mu);
-      cell_->writer = this;
-    }
-    built_.store(true, std::memory_order_release);
+    absl::MutexLock lock(&cell_->mu);
+    cell_->writer = this;
   }
 
   // Begins `watch` on whichever writer the cell still holds.
@@ -88,7 +84,6 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
   }
 
   void OnWriteDone(bool ok) override {
-    SeeBuilt();
     {
       absl::MutexLock lock(&mu_);
       writing_ = false;
@@ -102,7 +97,6 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
 
   // The client left while nothing was being written.
   void OnCancel() override {
-    SeeBuilt();
     bool finish;
     {
       absl::MutexLock lock(&mu_);
@@ -112,7 +106,6 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
   }
 
   void OnDone() override {
-    SeeBuilt();
     {
       absl::MutexLock lock(&cell_->mu);
       cell_->writer = nullptr;
@@ -127,13 +120,6 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
   }
 
  private:
-  // gRPC calls a reactor back on other threads than the one that built it,
-  // ordered inside its uninstrumented core. Acquiring what the constructor
-  // released makes that order visible to ThreadSanitizer before a callback
-  // touches a member (the mutex's first lock there read its constructor's
-  // write with no visible order, and failed a CI run).
-  void SeeBuilt() const { built_.load(std::memory_order_acquire); }
-
   void End(const grpc::Status& status) {
     {
       absl::MutexLock lock(&mu_);
@@ -164,7 +150,6 @@ class WatchWriter : public grpc::ServerWriteReactor<v1::JobEvent> {
   }
 
   const std::shared_ptr<Cell> cell_;
-  std::atomic<bool> built_{false};
   absl::Mutex mu_;
   std::shared_ptr<JobWatch> watch_ ABSL_GUARDED_BY(mu_);
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
