@@ -15,31 +15,20 @@ grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const abs
 }
 
 // A unary call that ends with a job, answered from whichever thread the
-// job manager calls back on. gRPC destroys the response on one of its own
-// threads after OnDone; it orders that after Finish, but in code no race
-// detector sees. Filling the response under mu_, which OnDone then takes,
-// makes the order visible.
+// job manager calls back on.
 class JobAnswer : public grpc::ServerUnaryReactor {
  public:
   explicit JobAnswer(v1::Job* response) : response_(response) {}
 
   void Send(absl::StatusOr<v1::Job> job) {
-    {
-      absl::MutexLock lock(&mu_);
-      if (job.ok()) *response_ = *std::move(job);
-    }
+    if (job.ok()) *response_ = *std::move(job);
     Finish(ToGrpc(job.status()));
   }
 
-  void OnDone() override {
-    mu_.Lock();
-    mu_.Unlock();
-    delete this;
-  }
+  void OnDone() override { delete this; }
 
  private:
-  absl::Mutex mu_;
-  v1::Job* const response_ ABSL_PT_GUARDED_BY(mu_);
+  v1::Job* const response_;
 };
 
 // Streams one JobWatch to a client, from the moment Begin gives it one.

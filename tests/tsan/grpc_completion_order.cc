@@ -10,9 +10,9 @@
 // completion needs no server and no network.
 #include <grpc/grpc.h>
 
-#include <cstdio>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
