@@ -70,7 +70,9 @@ void ExpectRefusedOrWhole(const std::string& path, const std::string& what) {
   }
   std::set<std::string> ids;
   const absl::Status read = ReadEverything(**store, &ids);
-  if (read.ok()) EXPECT_EQ(ids.size(), static_cast<size_t>(kJobs)) << what << ": jobs went missing silently";
+  if (read.ok()) {
+    EXPECT_EQ(ids.size(), static_cast<size_t>(kJobs)) << what << ": jobs went missing silently";
+  }
 }
 
 void Overwrite(const std::string& path, int64_t offset, int64_t bytes, uint64_t seed) {

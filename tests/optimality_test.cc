@@ -105,7 +105,9 @@ void CheckResumes(const Board& start, const Board& goal, int threads, int optima
     EXPECT_LE(c.next_bound, optimal);
     EXPECT_EQ(c.iterations, static_cast<int>(k) + 1);
     EXPECT_LT(c.bound, c.next_bound);
-    if (k == 0) EXPECT_EQ(c.bound, whole.stats.start_h);
+    if (k == 0) {
+      EXPECT_EQ(c.bound, whole.stats.start_h);
+    }
     if (k > 0) {
       EXPECT_EQ(c.bound, checkpoints[k - 1].next_bound);
       EXPECT_GT(c.next_bound, checkpoints[k - 1].next_bound);
