@@ -1,11 +1,14 @@
 // ThreadSanitizer builds only. Debian's Abseil is not built with TSan, so
 // TSan cannot see absl::Mutex's acquire and release, and reports every
-// access guarded by one as a race. This file, linked into TSan test
-// binaries, defines absl::Mutex's lock and unlock entry points itself: each
-// tells TSan what it does (the __tsan_mutex_* annotations an instrumented
-// Abseil would make) and calls the real one from the shared library, found
-// with dlsym(RTLD_NEXT). The executable's definitions take precedence over
-// the library's, for calls from Abseil itself too.
+// access guarded by one as a race; nor the order absl::Notification keeps
+// between Notify and a wait that returns, which, when the notification was
+// already given, goes through an atomic inside the library alone. This
+// file, preloaded into TSan test processes, defines those classes'
+// out-of-line entry points itself: each tells TSan what it does (the
+// __tsan_mutex_* annotations an instrumented Abseil would make, or a
+// release and an acquire) and calls the real one from the shared library,
+// found with dlsym(RTLD_NEXT). The preloaded definitions take precedence
+// over the library's, for calls from Abseil itself too.
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -13,6 +16,7 @@
 #include <string>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 
 extern "C" {
@@ -20,6 +24,8 @@ void __tsan_mutex_pre_lock(void* addr, unsigned flags);
 void __tsan_mutex_post_lock(void* addr, unsigned flags, int recursion);
 int __tsan_mutex_pre_unlock(void* addr, unsigned flags);
 void __tsan_mutex_post_unlock(void* addr, unsigned flags);
+void __tsan_acquire(void* addr);
+void __tsan_release(void* addr);
 }
 
 namespace {
@@ -32,11 +38,13 @@ constexpr unsigned kTryLockFailed = 1 << 5;  // __tsan_mutex_try_lock_failed
 #define NPUZZLE_STRINGIZE(x) NPUZZLE_STRINGIZE2(x)
 
 // The library's own definition of the member whose mangled name, after
-// absl's inline namespace, is `member`.
+// absl's inline namespace, is `member` (`kConst` for a const member).
+enum Qualifier { kPlain, kConst };
 template <typename F>
-F Real(const char* member) {
+F Real(const char* member, Qualifier qualifier = kPlain) {
   const std::string ns = NPUZZLE_STRINGIZE(ABSL_OPTION_INLINE_NAMESPACE_NAME);
-  const std::string mangled = "_ZN4absl" + std::to_string(ns.size()) + ns + member;
+  const std::string mangled =
+      std::string(qualifier == kConst ? "_ZNK4absl" : "_ZN4absl") + std::to_string(ns.size()) + ns + member;
   void* f = dlsym(RTLD_NEXT, mangled.c_str());
   if (f == nullptr) {
     std::fprintf(stderr, "tsan shim: %s not found in Abseil\n", mangled.c_str());
@@ -54,6 +62,10 @@ using LockWhenFn = void (*)(absl::Mutex*, const absl::Condition&);
 using WaitFn = void (*)(absl::CondVar*, absl::Mutex*);
 using WaitForFn = bool (*)(absl::CondVar*, absl::Mutex*, absl::Duration);
 using WaitUntilFn = bool (*)(absl::CondVar*, absl::Mutex*, absl::Time);
+using NotifyFn = void (*)(absl::Notification*);
+using NotifiedFn = void (*)(const absl::Notification*);
+using NotifiedForFn = bool (*)(const absl::Notification*, absl::Duration);
+using NotifiedUntilFn = bool (*)(const absl::Notification*, absl::Time);
 
 // Abseil's entry points call one another (AwaitWithTimeout calls
 // AwaitWithDeadline, through these definitions): only the outermost call
@@ -191,6 +203,35 @@ bool CondVar::WaitWithTimeout(Mutex* mu, absl::Duration timeout) {
 bool CondVar::WaitWithDeadline(Mutex* mu, absl::Time deadline) {
   static const auto real = Real<WaitUntilFn>("7CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE");
   return Released(mu, [&] { return real(this, mu, deadline); });
+}
+
+// A wait that returns true saw Notify: it acquires what Notify released.
+// (HasBeenNotified is inline, in instrumented code, but orders nothing
+// here; none of our code reads what a notifier wrote on its word alone.)
+void Notification::Notify() {
+  static const auto real = Real<NotifyFn>("12Notification6NotifyEv");
+  __tsan_release(this);
+  real(this);
+}
+
+void Notification::WaitForNotification() const {
+  static const auto real = Real<NotifiedFn>("12Notification19WaitForNotificationEv", kConst);
+  real(this);
+  __tsan_acquire(const_cast<Notification*>(this));
+}
+
+bool Notification::WaitForNotificationWithTimeout(absl::Duration timeout) const {
+  static const auto real = Real<NotifiedForFn>("12Notification30WaitForNotificationWithTimeoutENS0_8DurationE", kConst);
+  const bool notified = real(this, timeout);
+  if (notified) __tsan_acquire(const_cast<Notification*>(this));
+  return notified;
+}
+
+bool Notification::WaitForNotificationWithDeadline(absl::Time deadline) const {
+  static const auto real = Real<NotifiedUntilFn>("12Notification31WaitForNotificationWithDeadlineENS0_4TimeE", kConst);
+  const bool notified = real(this, deadline);
+  if (notified) __tsan_acquire(const_cast<Notification*>(this));
+  return notified;
 }
 
 ABSL_NAMESPACE_END
