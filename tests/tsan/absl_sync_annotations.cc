@@ -9,15 +9,12 @@
 // release and an acquire) and calls the real one from the shared library,
 // found with dlsym(RTLD_NEXT). The preloaded definitions take precedence
 // over the library's, for calls from Abseil itself too.
-#include <dlfcn.h>
-
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "tests/tsan/next_definition.h"
 
 extern "C" {
 void __tsan_mutex_pre_lock(void* addr, unsigned flags);
@@ -45,12 +42,7 @@ F Real(const char* member, Qualifier qualifier = kPlain) {
   const std::string ns = NPUZZLE_STRINGIZE(ABSL_OPTION_INLINE_NAMESPACE_NAME);
   const std::string mangled =
       std::string(qualifier == kConst ? "_ZNK4absl" : "_ZN4absl") + std::to_string(ns.size()) + ns + member;
-  void* f = dlsym(RTLD_NEXT, mangled.c_str());
-  if (f == nullptr) {
-    std::fprintf(stderr, "tsan shim: %s not found in Abseil\n", mangled.c_str());
-    std::abort();
-  }
-  return reinterpret_cast<F>(f);
+  return NextDefinition<F>(mangled.c_str(), "Abseil");
 }
 
 using PlainFn = void (*)(absl::Mutex*);

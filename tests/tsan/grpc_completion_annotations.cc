@@ -9,13 +9,10 @@
 // wrap the core's entry points: starting a batch releases its tag, and
 // taking a completion acquires it, as an instrumented gRPC would show.
 // gRPC's C++ library calls both through the dynamic linker, so a preloaded
-// definition stands in for the core's; the real ones are found with
-// dlsym(RTLD_NEXT).
-#include <dlfcn.h>
+// definition stands in for the core's, and calls the real one.
 #include <grpc/grpc.h>
 
-#include <cstdio>
-#include <cstdlib>
+#include "tests/tsan/next_definition.h"
 
 extern "C" {
 void __tsan_acquire(void* addr);
@@ -23,16 +20,6 @@ void __tsan_release(void* addr);
 }
 
 namespace {
-
-template <typename F>
-F Real(const char* name) {
-  void* f = dlsym(RTLD_NEXT, name);
-  if (f == nullptr) {
-    std::fprintf(stderr, "tsan shim: %s not found in gRPC\n", name);
-    std::abort();
-  }
-  return reinterpret_cast<F>(f);
-}
 
 using StartBatchFn = grpc_call_error (*)(grpc_call*, const grpc_op*, size_t, void*, void*);
 using NextFn = grpc_event (*)(grpc_completion_queue*, gpr_timespec, void*);
@@ -42,13 +29,13 @@ using NextFn = grpc_event (*)(grpc_completion_queue*, gpr_timespec, void*);
 extern "C" {
 
 grpc_call_error grpc_call_start_batch(grpc_call* call, const grpc_op* ops, size_t nops, void* tag, void* reserved) {
-  static const auto real = Real<StartBatchFn>("grpc_call_start_batch");
+  static const auto real = NextDefinition<StartBatchFn>("grpc_call_start_batch", "gRPC");
   __tsan_release(tag);
   return real(call, ops, nops, tag, reserved);
 }
 
 grpc_event grpc_completion_queue_next(grpc_completion_queue* cq, gpr_timespec deadline, void* reserved) {
-  static const auto real = Real<NextFn>("grpc_completion_queue_next");
+  static const auto real = NextDefinition<NextFn>("grpc_completion_queue_next", "gRPC");
   const grpc_event event = real(cq, deadline, reserved);
   if (event.type == GRPC_OP_COMPLETE) __tsan_acquire(event.tag);
   return event;

@@ -38,9 +38,10 @@ int main(int argc, char** argv) {
   int shared = 0;
   int tag = 0;
   grpc_call_error started = GRPC_CALL_OK;
-  // Relaxed, so TSan sees no order in it: it only makes the completion
-  // already wait in the queue when this thread takes it, the case where
-  // gRPC hands it over through its uninstrumented lock-free queue alone.
+  // Relaxed, so TSan sees no order in it: with the pause after it, it only
+  // makes the completion (queued within the call, or just after it) already
+  // wait in the queue when this thread takes it, the case where gRPC hands
+  // it over through its uninstrumented lock-free queue alone.
   std::atomic<bool> batch_started{false};
   std::thread starter([&] {
     if (!racy) shared = 1;
