@@ -57,48 +57,59 @@ class Geometry {
     // Small boards answer every region question from tables: flood fills
     // were a third of the work of building the 15-puzzle's tables.
     if (cells <= kTabulatedCells) {
-      regions_.resize((size_t{1} << cells) * cells);
       slots_.resize(size_t{1} << cells);
       for (CellMask free = 0; free <= board_; ++free) {
         for (int c = 0; c < cells; ++c) {
           if (((free >> c) & 1) == 0) continue;
-          const CellMask region = Flood(CellBit(c), free);
-          regions_[free * cells + c] = static_cast<uint16_t>(region);
-          slots_[free] |= static_cast<uint64_t>(SlotOf(region, free)) << (4 * c);
+          slots_[free] |= static_cast<uint64_t>(SlotOf(Flood(CellBit(c), free), free)) << (4 * c);
         }
       }
-      cells_ = cells;
     }
   }
 
   CellMask board() const { return board_; }
   CellMask Neighbors(int cell) const { return neighbors_[cell]; }
 
-  // The cells of `free` connected to `cell` (which must be in `free`).
-  CellMask Region(int cell, CellMask free) const {
-    return regions_.empty() ? Flood(CellBit(cell), free) : regions_[free * cells_ + cell];
+  // The region of `free` whose lowest cell is the slot-th free cell.
+  CellMask RegionAt(int slot, CellMask free) const {
+    if (slots_.empty()) return Flood(CellBit(PlacementIndexer::SelectBit(free, slot)), free);
+    // The cells of one region share their slot: pick out the nibbles equal
+    // to `slot` and gather a bit from each, rather than keep a table of
+    // regions four times the size.
+    uint64_t differs = slots_[free] ^ (slot * kNibbleLowBits);
+    differs |= differs >> 2;
+    differs |= differs >> 1;
+    uint64_t same = ~differs & kNibbleLowBits;
+    same = (same | same >> 3) & 0x0303030303030303ull;
+    same = (same | same >> 6) & 0x000f000f000f000full;
+    same = (same | same >> 12) & 0x000000ff000000ffull;
+    same = (same | same >> 24) & 0xffffull;
+    return same & free;
   }
 
   // Where a state's blank region is kept: the index, among the free cells,
-  // of the lowest cell of the region holding `cell`. Its own table, a
-  // quarter the size of the regions', because every successor asks it:
-  // the regions' 2 MB did not stay in cache.
+  // of the lowest cell of the region holding `cell`.
   int Slot(int cell, CellMask free) const {
     return slots_.empty() ? SlotOf(Flood(CellBit(cell), free), free) : (slots_[free] >> (4 * cell)) & 15;
   }
 
   // Slot(from, free) for the state a move leads to: a tile left `from` for
-  // `to`, and `free` are the free cells after it; `whole` says those
-  // before it were all one region. Then so are these, unless `to` joined
-  // parts of them, and a look at the cells around `to` mostly settles that
+  // `to`, a cell of the blank's region `region`, and `free` are the free
+  // cells after it. The blank's new region is `region` less `to` plus
+  // `from`, unless `to` held it together or `from` joins it to another
+  // region, and a look at the cells around them mostly settles that
   // without a flood fill (which took a third of a 24-puzzle table's build).
-  int SlotAfterMove(int from, int to, CellMask free, bool whole) const {
-    if (slots_.empty() && whole && !MayCut(to, free | CellBit(to))) return 0;
+  int SlotAfterMove(int from, int to, CellMask free, CellMask region) const {
+    const CellMask joined = region | CellBit(from);
+    if (slots_.empty() && (neighbors_[from] & free & ~joined) == 0 && !MayCut(to, joined)) {
+      return SlotOf(joined & ~CellBit(to), free);
+    }
     return Slot(from, free);
   }
 
  private:
   static constexpr int kTabulatedCells = 16;
+  static constexpr uint64_t kNibbleLowBits = 0x1111111111111111ull;
 
   // Whether taking `cell` out of `cells` (which hold it) may split them:
   // true unless its neighbours in `cells` are linked through the cells
@@ -148,13 +159,11 @@ class Geometry {
   }
 
   int cols_;
-  int cells_ = 0;
   CellMask board_ = 0, not_left_ = 0, not_right_ = 0;
   CellMask neighbors_[64] = {};
   CellMask ring_[64][8] = {};  // the cells around each cell, clockwise from above; 0 off the board
   bool may_cut_[256];
-  std::vector<uint16_t> regions_;  // [free set][cell], boards of up to 16 cells
-  std::vector<uint64_t> slots_;    // [free set], 4 bits a cell
+  std::vector<uint64_t> slots_;  // [free set], 4 bits a cell, boards of up to 16 cells
 };
 
 class Builder {
@@ -387,38 +396,44 @@ class Builder {
     CellMask placed = 0;
     for (int i = 0; i < tiles; ++i) placed |= CellBit(cells[i]);
     const CellMask free = geometry_.board() & ~placed;
-    const CellMask region = geometry_.Region(PlacementIndexer::SelectBit(free, slot), free);
-    const bool whole = region == free;
+    const CellMask region = geometry_.RegionAt(slot, free);
 
     // Layers are expanded in order, so the first layer to reach a placement
     // (through any blank region) holds its distance. Several threads may
     // write the same value.
     distance_.SetIfUnset(rank, depth + 1);
 
-    // A successor moves tile i from p_i to `to`. Digits before i keep their
-    // value; digit i is recomputed; each later digit j changes by
-    // [p_i < p_j] - [to < p_j], as tile i stops or starts counting below
-    // p_j. So the successor's rank is a small correction to this one's.
+    // A successor moves tile i from `from` to `to`. Digits before i keep
+    // their value and digit i is recomputed. A later tile's digit counts
+    // tile i while it is below that tile's cell, so it changes only if its
+    // cell lies between `from` and `to`: never on a move sideways, and on a
+    // move down (up) it grows (shrinks) by one. So the successor's rank is
+    // a small correction to this one's. Tiles go last to first, so that the
+    // later tiles are known.
     fresh.count = 0;
-    CellMask earlier_cells = 0;
-    for (int i = 0; i < tiles; ++i) {
+    CellMask later_cells = 0;
+    uint64_t weight_at[64];  // a later tile's place value, by its cell
+    for (int i = tiles - 1; i >= 0; --i) {
       const int from = cells[i];
-      uint64_t later_above_from = 0;
-      for (int j = i + 1; j < tiles; ++j) later_above_from += indexer_.weight(j) * (from < cells[j]);
-      const uint64_t base = rank - digit[i] * indexer_.weight(i) + later_above_from;
+      const CellMask earlier_cells = placed & ~later_cells & ~CellBit(from);
+      const uint64_t base = rank - digit[i] * indexer_.weight(i);
       for (CellMask targets = geometry_.Neighbors(from) & region; targets != 0; targets &= targets - 1) {
         const int to = std::countr_zero(targets);
-        uint64_t later_above_to = 0;
-        for (int j = i + 1; j < tiles; ++j) later_above_to += indexer_.weight(j) * (to < cells[j]);
-        const uint64_t child_rank =
-            base + (to - std::popcount(earlier_cells & CellsBelow(to))) * indexer_.weight(i) - later_above_to;
+        uint64_t between = 0;
+        const int low = std::min(from, to), high = std::max(from, to);
+        for (CellMask b = later_cells & CellsBelow(high) & ~CellsBelow(low + 1); b != 0; b &= b - 1) {
+          between += weight_at[std::countr_zero(b)];
+        }
+        const uint64_t child_rank = base + (to - std::popcount(earlier_cells & CellsBelow(to))) * indexer_.weight(i) +
+                                    (to > from ? between : -between);
         // The tile left `from`: that is where the blank stands now.
         const CellMask child_free = (free | CellBit(from)) & ~CellBit(to);
-        const uint64_t child = child_rank * free_cells_ + geometry_.SlotAfterMove(from, to, child_free, whole);
+        const uint64_t child = child_rank * free_cells_ + geometry_.SlotAfterMove(from, to, child_free, region);
         __builtin_prefetch(&codes_[child / kStatesPerWord], 1);
         fresh.states[fresh.count++] = child;
       }
-      earlier_cells |= CellBit(from);
+      later_cells |= CellBit(from);
+      weight_at[from] = indexer_.weight(i);
     }
     return earlier.MarkAll(*this, next);
   }
