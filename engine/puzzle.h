@@ -43,7 +43,21 @@ struct Tiles {
     pos[0] = static_cast<uint8_t>(to);
   }
 
-  bool SameCells(const Tiles& other, int cells) const { return std::memcmp(at.data(), other.at.data(), cells) == 0; }
+  // Eight cells at a time, inline: a call to memcmp here made IDA*'s loop
+  // keep its variables in memory, as a call may change any register that
+  // functions need not preserve.
+  bool SameCells(const Tiles& other, int cells) const {
+    static_assert(kMaxCells % 8 == 0);
+    for (int first = 0; first < cells; first += 8) {
+      uint64_t mine, theirs;
+      std::memcpy(&mine, at.data() + first, 8);
+      std::memcpy(&theirs, other.at.data() + first, 8);
+      uint64_t differ = mine ^ theirs;
+      if (cells - first < 8) differ &= (uint64_t{1} << (8 * (cells - first))) - 1;
+      if (differ != 0) return false;
+    }
+    return true;
+  }
 };
 
 // The blank's legal moves from one cell, excluding the move that would undo

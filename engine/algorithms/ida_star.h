@@ -51,8 +51,12 @@ class BoundedDfs {
   // are skipped.
   Pass Run(const Tiles& root, const HNode& root_h, int g0, uint8_t entry, const MovePruning* pruning, int machine,
            int bound, WorkCounter& counter, SearchMonitor& monitor) {
-    return pruning ? Search<true>(root, root_h, g0, entry, pruning, machine, bound, counter, monitor)
-                   : Search<false>(root, root_h, g0, entry, pruning, machine, bound, counter, monitor);
+    if (order_.shuffles()) {
+      return pruning ? Search<true, true>(root, root_h, g0, entry, pruning, machine, bound, counter, monitor)
+                     : Search<false, true>(root, root_h, g0, entry, pruning, machine, bound, counter, monitor);
+    }
+    return pruning ? Search<true, false>(root, root_h, g0, entry, pruning, machine, bound, counter, monitor)
+                   : Search<false, false>(root, root_h, g0, entry, pruning, machine, bound, counter, monitor);
   }
 
  private:
@@ -60,7 +64,7 @@ class BoundedDfs {
   // that prunes nothing more would cost the plain search 13% of its speed.
   // Kept out of line: inlined into its caller, twice, it grew that past
   // what GCC will inline into, and the successor step stopped inlining.
-  template <bool kPrunes>
+  template <bool kPrunes, bool kShuffles>
   ABSL_ATTRIBUTE_NOINLINE Pass Search(const Tiles& root, const HNode& root_h, int g0, uint8_t entry,
                                       const MovePruning* pruning, int machine, int bound, WorkCounter& counter,
                                       SearchMonitor& monitor) {
@@ -74,27 +78,44 @@ class BoundedDfs {
       pass.found = true;
       return pass;
     }
-    if (stack_.size() < static_cast<size_t>(bound - g0 + 2)) stack_.resize(bound - g0 + 2);
+    const size_t frames = static_cast<size_t>(bound - g0 + 2);
+    if (stack_.size() < frames) stack_.resize(frames);
+    // The deepest frame written tells how deep the pass went, which costs
+    // the loop nothing, where keeping a running maximum cost it 1%.
+    for (size_t k = 1; k < frames; ++k) stack_[k].entry = kUnused;
 
     // Locals, not members: the tile writes below are byte stores, which
     // may alias anything in memory, so whatever the loop reads through
     // `this` would be reloaded after every move.
     const Puzzle& puzzle = puzzle_;
     const H& heuristic = heuristic_;
-    const bool shuffles = order_.shuffles();
     Tiles s = root;
-    WorkCounter c = counter;
+    // The counts every node changes, as scalars rather than fields of a
+    // WorkCounter, which GCC kept in memory: a load and a store a count.
+    uint64_t expanded = counter.expanded, generated = counter.generated, allowed = counter.allowed;
+    int best_h = counter.best_h;
+    const auto may_expand = [&] {
+      if (expanded < allowed) [[likely]]
+        return true;
+      counter.expanded = expanded;
+      counter.generated = generated;
+      counter.best_h = best_h;
+      const bool ok = counter.MayExpand(monitor);
+      expanded = counter.expanded;
+      generated = counter.generated;
+      allowed = counter.allowed;
+      return ok;
+    };
     int next_bound = INT_MAX;
-    int deepest = g0;
     int g = g0;
     int blank = root.blank();
     Frame* const base = stack_.data();
     Frame* f = base;
     *f = Frame{puzzle.Expand(root.blank(), entry, order_.Pick()), root_h, entry, root.blank(), machine};
-    if (!c.MayExpand(monitor)) {
+    if (!may_expand()) {
       pass.stopped = true;
     } else {
-      ++c.expanded;
+      ++expanded;
       for (;;) {
         MoveList::Step step;
         if (!f->successors.Next(&step)) {
@@ -113,7 +134,7 @@ class BoundedDfs {
         }
         const int to = step.to;
         const int tile = Puzzle::TileAt(s, to);
-        ++c.generated;
+        ++generated;
         HNode child;
         if constexpr (TwoStageHeuristic<H>) {
           // A child whose first estimate already puts it over the bound,
@@ -139,23 +160,26 @@ class BoundedDfs {
           pass.path.push_back(d);
           break;
         }
-        if (!c.MayExpand(monitor)) {
+        if (!may_expand()) {
           pass.stopped = true;
           break;
         }
-        ++c.expanded;
-        c.NoteH(h);
+        ++expanded;
+        best_h = std::min(best_h, h);
         ++f;
-        if (++g > deepest) [[unlikely]]
-          deepest = g;
-        *f = Frame{puzzle.Expand(to, static_cast<uint8_t>(d), shuffles ? order_.Pick() : 0), child, static_cast<int>(d),
-                   blank, child_machine};
+        ++g;
+        *f = Frame{puzzle.Expand(to, static_cast<uint8_t>(d), kShuffles ? order_.Pick() : 0), child,
+                   static_cast<int>(d), blank, child_machine};
         blank = to;
       }
     }
-    counter = c;
+    counter.expanded = expanded;
+    counter.generated = generated;
+    counter.best_h = best_h;
     pass.next_bound = next_bound;
-    pass.deepest = deepest;
+    size_t written = frames - 1;
+    while (written > 0 && stack_[written].entry == kUnused) --written;
+    pass.deepest = g0 + static_cast<int>(written);
     return pass;
   }
 
@@ -178,6 +202,7 @@ class BoundedDfs {
     int parent_blank;  // where the blank goes back to on the way up
     int machine;       // the move-pruning state
   };
+  static constexpr int kUnused = -1;  // an entry no frame written by a pass holds
 
   const Puzzle& puzzle_;
   const H& heuristic_;
