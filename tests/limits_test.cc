@@ -213,6 +213,22 @@ TEST(Seed, SameSeedSameAnswerAndOtherSeedsVary) {
   EXPECT_GT(answers.size(), 6u) << "seeds never changed the answer";
 }
 
+// Depth-first searches report their deepest stack as max_open. The 31-move
+// board's last pass reaches depth 30 under Manhattan (a child at depth 31
+// within the bound has h = 0, so it is the goal and never entered) and
+// depth 31 under no heuristic (every child within the bound is entered).
+TEST(Stats, DepthFirstPassesReportTheDepthTheyReached) {
+  EXPECT_EQ(SolveAndReplay(Hard3x3(), Goal3x3(), "idastar", "manhattan").stats.max_open, 30u);
+  EXPECT_EQ(SolveAndReplay(Hard3x3(), Goal3x3(), "iddfs", "zero").stats.max_open, 31u);
+  EXPECT_EQ(SolveAndReplay(Goal3x3(), Goal3x3(), "idastar", "manhattan").stats.max_open, 0u);
+  // A pass cut short by a limit still reports how deep it got.
+  const SolveResult cut =
+      SolveAndReplay(Hard3x3(), Goal3x3(), "idastar", "manhattan", WithLimits({.max_expanded = 5000}));
+  ASSERT_EQ(cut.status, SearchStatus::kNodeLimit);
+  EXPECT_GT(cut.stats.max_open, 0u);
+  EXPECT_LE(cut.stats.max_open, 31u);
+}
+
 TEST(Solve, UnsolvableIsReportedWithoutSearching) {
   const Board start = *ParseBoard("1 2 3 4 5 6 8 7 0");
   const SolveResult r = SolveAndReplay(start, Goal3x3(), "astar", "manhattan");
