@@ -112,66 +112,82 @@ class BoundedDfs {
     Frame* const base = stack_.data();
     Frame* f = base;
     *f = Frame{puzzle.Expand(root.blank(), entry, order_.Pick()), root_h, entry, root.blank(), machine};
+    // The inner loop makes no calls, so that GCC keeps its variables in
+    // registers (a call may change any register that functions need not
+    // preserve): it leaves to check in with the monitor, and the goal's
+    // path is read from the stack after it.
+    Dir last = Dir::kUp;  // the move onto the goal
     if (!may_expand()) {
       pass.stopped = true;
     } else {
       ++expanded;
       for (;;) {
-        MoveList::Step step;
-        if (!f->successors.Next(&step)) {
-          if (f == base) break;
-          Slide(s, blank, f->parent_blank);
-          blank = f->parent_blank;
-          --f;
-          --g;
-          continue;
+        for (;;) {
+          MoveList::Step step;
+          if (!f->successors.Next(&step)) {
+            if (f == base) break;
+            Slide(s, blank, f->parent_blank);
+            blank = f->parent_blank;
+            --f;
+            --g;
+            continue;
+          }
+          const Dir d = step.dir;
+          int child_machine = MovePruning::kStart;
+          if constexpr (kPrunes) {
+            child_machine = pruning->Next(f->machine, d);
+            if (child_machine == MovePruning::kPruned) continue;
+          }
+          const int to = step.to;
+          const int tile = Puzzle::TileAt(s, to);
+          ++generated;
+          HNode child;
+          if constexpr (TwoStageHeuristic<H>) {
+            // A child whose first estimate already puts it over the bound,
+            // and at or above the smallest f seen over it, can change
+            // nothing: the rest of its estimate is not worth a lookup.
+            child = heuristic.MoveFirst(s, f->node, tile, to, blank);
+            const int first_f = g + 1 + H::FirstValue(child);
+            if (first_f > bound && first_f >= next_bound) continue;
+            heuristic.MoveRest(s, f->node, tile, to, blank, &child);
+          } else {
+            child = heuristic.Move(s, f->node, tile, to, blank);
+          }
+          const int h = H::Value(child);
+          const int child_f = g + 1 + h;
+          if (child_f > bound) {
+            if (child_f < next_bound) next_bound = child_f;
+            continue;
+          }
+          Slide(s, blank, to);
+          if (h == 0 && puzzle.IsGoal(s)) {
+            pass.found = true;
+            last = d;
+            break;
+          }
+          ++expanded;
+          best_h = std::min(best_h, h);
+          ++f;
+          ++g;
+          *f = Frame{puzzle.Expand(to, static_cast<uint8_t>(d), kShuffles ? order_.Pick() : 0), child,
+                     static_cast<int>(d), blank, child_machine};
+          blank = to;
+          if (expanded > allowed) [[unlikely]]
+            break;
         }
-        const Dir d = step.dir;
-        int child_machine = MovePruning::kStart;
-        if constexpr (kPrunes) {
-          child_machine = pruning->Next(f->machine, d);
-          if (child_machine == MovePruning::kPruned) continue;
-        }
-        const int to = step.to;
-        const int tile = Puzzle::TileAt(s, to);
-        ++generated;
-        HNode child;
-        if constexpr (TwoStageHeuristic<H>) {
-          // A child whose first estimate already puts it over the bound,
-          // and at or above the smallest f seen over it, can change
-          // nothing: the rest of its estimate is not worth a lookup.
-          child = heuristic.MoveFirst(s, f->node, tile, to, blank);
-          const int first_f = g + 1 + H::FirstValue(child);
-          if (first_f > bound && first_f >= next_bound) continue;
-          heuristic.MoveRest(s, f->node, tile, to, blank, &child);
-        } else {
-          child = heuristic.Move(s, f->node, tile, to, blank);
-        }
-        const int h = H::Value(child);
-        const int child_f = g + 1 + h;
-        if (child_f > bound) {
-          if (child_f < next_bound) next_bound = child_f;
-          continue;
-        }
-        Slide(s, blank, to);
-        if (h == 0 && puzzle.IsGoal(s)) {
-          pass.found = true;
-          for (Frame* p = base + 1; p <= f; ++p) pass.path.push_back(static_cast<Dir>(p->entry));
-          pass.path.push_back(d);
-          break;
-        }
+        if (expanded <= allowed) break;  // the pass is over
+        // The node just entered counts once the monitor allows it.
+        --expanded;
         if (!may_expand()) {
           pass.stopped = true;
           break;
         }
         ++expanded;
-        best_h = std::min(best_h, h);
-        ++f;
-        ++g;
-        *f = Frame{puzzle.Expand(to, static_cast<uint8_t>(d), kShuffles ? order_.Pick() : 0), child,
-                   static_cast<int>(d), blank, child_machine};
-        blank = to;
       }
+    }
+    if (pass.found) {
+      for (Frame* p = base + 1; p <= f; ++p) pass.path.push_back(static_cast<Dir>(p->entry));
+      pass.path.push_back(last);
     }
     counter.expanded = expanded;
     counter.generated = generated;
