@@ -9,6 +9,7 @@
 #define NPUZZLE_ENGINE_PUZZLE_H_
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -48,6 +49,7 @@ struct Tiles {
   // functions need not preserve.
   bool SameCells(const Tiles& other, int cells) const {
     static_assert(kMaxCells % 8 == 0);
+    static_assert(std::endian::native == std::endian::little, "the first cell is a word's low byte");
     for (int first = 0; first < cells; first += 8) {
       uint64_t mine, theirs;
       std::memcpy(&mine, at.data() + first, 8);

@@ -96,8 +96,6 @@ class BoundedDfs {
     uint64_t expanded = counter.expanded, generated = counter.generated, allowed = counter.allowed;
     int best_h = counter.best_h;
     const auto may_expand = [&] {
-      if (expanded < allowed) [[likely]]
-        return true;
       counter.expanded = expanded;
       counter.generated = generated;
       counter.best_h = best_h;
