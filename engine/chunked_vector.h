@@ -26,8 +26,8 @@ class ChunkedVector {
  public:
   static constexpr size_t kChunkElements = std::bit_floor(std::max<size_t>(1, (size_t{64} << 10) / sizeof(T)));
 
-  T& operator[](size_t i) { return chunks_[i >> kShift][i & kMask]; }
-  const T& operator[](size_t i) const { return chunks_[i >> kShift][i & kMask]; }
+  T& operator[](size_t i) { return *std::launder(reinterpret_cast<T*>(At(i).bytes)); }
+  const T& operator[](size_t i) const { return *std::launder(reinterpret_cast<const T*>(At(i).bytes)); }
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
 
@@ -39,17 +39,27 @@ class ChunkedVector {
   // A new default-initialized element, for callers that fill it in place.
   T& emplace_back() {
     if (size_ == capacity_) {
-      chunks_.push_back(std::make_unique_for_overwrite<T[]>(kChunkElements));
+      chunks_.push_back(std::make_unique_for_overwrite<Storage[]>(kChunkElements));
       capacity_ += kChunkElements;
     }
-    return *new (&(*this)[size_++]) T;
+    return *new (At(size_++).bytes) T;
   }
 
  private:
   static constexpr int kShift = std::countr_zero(kChunkElements);
   static constexpr size_t kMask = kChunkElements - 1;
 
-  std::vector<std::unique_ptr<T[]>> chunks_;
+  // Raw storage, so that a new chunk is not initialised element by element
+  // (a T with default member initialisers would be): each element is
+  // constructed when it is appended.
+  struct Storage {
+    alignas(T) std::byte bytes[sizeof(T)];
+  };
+
+  Storage& At(size_t i) { return chunks_[i >> kShift][i & kMask]; }
+  const Storage& At(size_t i) const { return chunks_[i >> kShift][i & kMask]; }
+
+  std::vector<std::unique_ptr<Storage[]>> chunks_;
   size_t size_ = 0;
   size_t capacity_ = 0;
 };

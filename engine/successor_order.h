@@ -34,12 +34,16 @@ struct Permutations {
 
 class SuccessorOrder {
  public:
-  explicit SuccessorOrder(std::optional<uint64_t> seed) : shuffle_(seed.has_value()), rng_(seed.value_or(0)) {}
+  // The engine is made only when seeded: seeding one costs as much as a
+  // small 3x3 solve's whole set-up.
+  explicit SuccessorOrder(std::optional<uint64_t> seed) {
+    if (seed) rng_.emplace(*seed);
+  }
 
-  bool shuffles() const { return shuffle_; }
+  bool shuffles() const { return rng_.has_value(); }
 
   // Picks an order for a node's successors: 0 (as listed) unless seeded.
-  uint8_t Pick() { return shuffle_ ? static_cast<uint8_t>(rng_() % kOrders) : 0; }
+  uint8_t Pick() { return rng_ ? static_cast<uint8_t>((*rng_)() % kOrders) : 0; }
 
   // The i-th successor to visit, out of `count`, under order `pick`. Each
   // of the 24 orders ranks all four slots, so dropping the slots at or
@@ -58,8 +62,7 @@ class SuccessorOrder {
   static constexpr int kOrders = successor_order_internal::kOrders;
   static constexpr successor_order_internal::Permutations kPermutations{};
 
-  bool shuffle_;
-  std::mt19937_64 rng_;
+  std::optional<std::mt19937_64> rng_;
 };
 
 }  // namespace npuzzle
