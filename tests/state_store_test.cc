@@ -67,6 +67,42 @@ TEST(StateIndex, EqualHashesAreToldApartByTheState) {
   EXPECT_EQ(again.id, 42u);
 }
 
+// The index takes a slot from the top of the hash's high half and a shard
+// from its bottom: both must spread states that differ only in a few
+// cells, wherever on the board those cells are (a hash whose low bits saw
+// only the first cells would put all of them in one shard).
+template <class Key>
+void ExpectHashSpreadsEveryWindowOfCells() {
+  constexpr int kWindow = 4;
+  constexpr int kValues = 16;
+  constexpr int kBuckets = 256;
+  for (int first = 0; first + kWindow <= Key::kCapacity; first += kWindow) {
+    std::vector<int> by_slot(kBuckets), by_shard(kBuckets);
+    int n = 0;
+    for (int v = 0; v < kValues * kValues * kValues * kValues; ++v, ++n) {
+      Key key;
+      for (int c = 0; c < Key::kCapacity; ++c) key.Set(c, c % kValues);
+      for (int k = 0; k < kWindow; ++k) key.Set(first + k, (v >> (4 * k)) % kValues);
+      const uint32_t tag = static_cast<uint32_t>(key.Hash() >> 32);
+      ++by_slot[tag >> 24];
+      ++by_shard[tag % kBuckets];
+    }
+    const int mean = n / kBuckets;
+    for (int b = 0; b < kBuckets; ++b) {
+      ASSERT_GT(by_slot[b], mean / 2) << "cells " << first << ".., slot bucket " << b;
+      ASSERT_LT(by_slot[b], 2 * mean) << "cells " << first << ".., slot bucket " << b;
+      ASSERT_GT(by_shard[b], mean / 2) << "cells " << first << ".., shard " << b;
+      ASSERT_LT(by_shard[b], 2 * mean) << "cells " << first << ".., shard " << b;
+    }
+  }
+}
+
+TEST(PackedState, HashSpreadsStatesThatDifferInAFewCells) {
+  ExpectHashSpreadsEveryWindowOfCells<PackedState16>();
+  ExpectHashSpreadsEveryWindowOfCells<PackedState32>();
+  ExpectHashSpreadsEveryWindowOfCells<PackedState64>();
+}
+
 TEST(ChunkedVector, ElementsNeverMove) {
   ChunkedVector<uint64_t> v;
   std::vector<const uint64_t*> addresses;
