@@ -24,8 +24,9 @@ Puzzle::Puzzle(const Board& goal)
       }
     }
   }
-  // A pass of its own: read back straight after its byte-wise writes, each
-  // list stalled on store forwarding, a fifth of a small solve's set-up.
+  // Filled in a pass of its own: read straight after its byte-wise writes,
+  // each list stalled on store forwarding (a fifth of a small solve's
+  // set-up).
   for (int cell = 0; cell < cells_; ++cell) {
     for (int entry = 0; entry <= kNumDirs; ++entry) in_order_[cell][entry] = Expansion::Of(successors_[cell][entry], 0);
   }

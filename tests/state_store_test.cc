@@ -1,7 +1,8 @@
 // The graph searches' stores: the index must find every state it was given
 // across growth and the split into shards, and never confuse two states
-// whose hashes share a tag; chunked records must keep their addresses; the
-// open list must pop by priority, then tie, then newest.
+// whose hashes share a tag; the hash must spread states over slots and
+// shards; chunked records must keep their addresses; the open list must pop
+// by priority, then tie, then newest.
 #include <algorithm>
 #include <cstdint>
 #include <random>
