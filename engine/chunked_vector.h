@@ -17,6 +17,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/block_cache.h"
+
 namespace npuzzle {
 
 template <class T>
@@ -39,7 +41,7 @@ class ChunkedVector {
   // A new default-initialized element, for callers that fill it in place.
   T& emplace_back() {
     if (size_ == capacity_) {
-      chunks_.push_back(std::make_unique_for_overwrite<Storage[]>(kChunkElements));
+      chunks_.push_back(MakeCachedArray<Storage>(kChunkElements));
       capacity_ += kChunkElements;
     }
     return *new (At(size_++).bytes) T;
@@ -59,7 +61,7 @@ class ChunkedVector {
   Storage& At(size_t i) { return chunks_[i >> kShift][i & kMask]; }
   const Storage& At(size_t i) const { return chunks_[i >> kShift][i & kMask]; }
 
-  std::vector<std::unique_ptr<Storage[]>> chunks_;
+  std::vector<CachedArray<Storage>> chunks_;
   size_t size_ = 0;
   size_t capacity_ = 0;
 };

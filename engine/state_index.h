@@ -23,6 +23,8 @@
 #include <memory>
 #include <vector>
 
+#include "engine/block_cache.h"
+
 namespace npuzzle {
 
 class StateIndex {
@@ -117,7 +119,7 @@ class StateIndex {
     void Allocate(size_t capacity) {
       // memset, not value-initialisation: the compiler zeroes an array of
       // structs one element at a time.
-      entries_ = std::make_unique_for_overwrite<Entry[]>(capacity);
+      entries_ = MakeCachedArray<Entry>(capacity);
       std::memset(entries_.get(), 0, Bytes(capacity));
       capacity_ = capacity;
       shift_ = 32 - std::countr_zero(capacity);
@@ -159,7 +161,7 @@ class StateIndex {
     }
 
    private:
-    std::unique_ptr<Entry[]> entries_;
+    CachedArray<Entry> entries_;
     size_t capacity_ = 0;
     int shift_ = 32;
     size_t size_ = 0;

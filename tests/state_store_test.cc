@@ -2,13 +2,16 @@
 // across growth and the split into shards, and never confuse two states
 // whose hashes share a tag; the hash must spread states over slots and
 // shards; chunked records must keep their addresses; the open list must pop
-// by priority, then tie, then newest.
+// by priority, then tie, then newest; the block cache must hand a thread's
+// freed blocks back to it, within its bounds, and to no other thread.
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <thread>
 #include <tuple>
 #include <vector>
 
+#include "engine/block_cache.h"
 #include "engine/bucket_queue.h"
 #include "engine/chunked_vector.h"
 #include "engine/packed_state.h"
@@ -118,6 +121,40 @@ TEST(ChunkedVector, ElementsNeverMove) {
     ASSERT_EQ(v[i], i * i);
   }
 }
+
+// On a thread of its own, so that it starts with an empty cache.
+void ExpectCacheReusesBlocksWithinItsBounds() {
+  constexpr size_t kBlock = 64 << 10;
+  ASSERT_EQ(BlockCache::CachedBytes(), 0u);
+  void* first = BlockCache::Take(kBlock);
+  BlockCache::Give(first, kBlock);
+  EXPECT_EQ(BlockCache::CachedBytes(), kBlock);
+  std::thread([&] {
+    EXPECT_EQ(BlockCache::CachedBytes(), 0u) << "another thread sees this thread's cache";
+    BlockCache::Give(BlockCache::Take(kBlock), kBlock);
+  }).join();
+  void* half = BlockCache::Take(kBlock / 2);
+  EXPECT_NE(half, first) << "a block of another size was reused";
+  EXPECT_EQ(BlockCache::CachedBytes(), kBlock);
+  EXPECT_EQ(BlockCache::Take(kBlock), first);
+  EXPECT_EQ(BlockCache::CachedBytes(), 0u);
+
+  // Bounded in bytes and in blocks, keeping the most recently given.
+  for (const size_t size : {BlockCache::kMaxBytes + 1, kBlock, size_t{16} << 10}) {
+    std::vector<void*> blocks;
+    for (int i = 0; i < 2 * BlockCache::kMaxBlocks; ++i) blocks.push_back(BlockCache::Take(size));
+    for (void* b : blocks) BlockCache::Give(b, size);
+    EXPECT_EQ(BlockCache::CachedBytes(), std::min(BlockCache::kMaxBytes / size, size_t{BlockCache::kMaxBlocks}) * size)
+        << size << "-byte blocks";
+    for (void*& b : blocks) b = BlockCache::Take(size);
+    EXPECT_EQ(BlockCache::CachedBytes(), 0u);
+    for (void* b : blocks) BlockCache::Give(b, size);
+  }
+  BlockCache::Give(first, kBlock);
+  BlockCache::Give(half, kBlock / 2);
+}
+
+TEST(BlockCache, ReusesAThreadsBlocksWithinItsBounds) { std::thread(ExpectCacheReusesBlocksWithinItsBounds).join(); }
 
 // Pushes all at once, then pops everything: the order must be by
 // priority, then smallest tie, then newest push, as a sort says.
