@@ -13,9 +13,16 @@ struct ThreadBlocks {
   Cached blocks[BlockCache::kMaxBlocks];
   int count = 0;
   size_t bytes = 0;
+  // Set once the thread's objects are being destroyed: a block given back
+  // after that (by a static object that outlives the main thread's
+  // thread-locals) is freed at once.
+  bool closed = false;
 
   ~ThreadBlocks() {
     for (int i = 0; i < count; ++i) ::operator delete(blocks[i].block);
+    count = 0;
+    bytes = 0;
+    closed = true;
   }
 };
 thread_local ThreadBlocks tls_blocks;
@@ -41,11 +48,11 @@ void* BlockCache::Take(size_t bytes) {
 // otherwise be able to put its index beside.
 void BlockCache::Give(void* block, size_t bytes) {
   if (block == nullptr) return;
-  if (bytes > kMaxBytes) {
+  ThreadBlocks& t = tls_blocks;
+  if (bytes > kMaxBytes || t.closed) {
     ::operator delete(block);
     return;
   }
-  ThreadBlocks& t = tls_blocks;
   int evicted = 0;
   while (t.count - evicted == kMaxBlocks || t.bytes + bytes > kMaxBytes) {
     ::operator delete(t.blocks[evicted].block);
