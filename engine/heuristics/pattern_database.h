@@ -10,6 +10,17 @@
 // over blank positions, so after a move the value may come from a blank
 // position other than the one the blank is in, and drop by more than one.
 // A* reopens states for this; IDA* needs only admissibility.
+//
+// No dual lookups (Felner, Zahavi et al. 2005): a state's dual is as far
+// from the goal as the state only while the blank is on its goal cell.
+// Otherwise the dual's path moves, in the blank's place, the tile whose
+// goal cell the blank is on, and ends with that tile on that cell rather
+// than the blank on its own; a table here counts moves to the goal with
+// the blank in the goal blank's region, so it bounds that path only for
+// groups whose home cells leave the two cells connected (and never for the
+// group holding that tile). On 6-6-6-6 the corner group walls the goal
+// blank in, so a dual lookup away from it could use two or three of the
+// four tables, against four here.
 #ifndef NPUZZLE_ENGINE_HEURISTICS_PATTERN_DATABASE_H_
 #define NPUZZLE_ENGINE_HEURISTICS_PATTERN_DATABASE_H_
 
