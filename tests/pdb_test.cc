@@ -285,23 +285,37 @@ TEST(PatternDatabase, AdmissibleOnSmallBoards) {
   }
 }
 
+// Along long random walks, with three groups and with the most a node
+// holds (kMaxPatternGroups: every byte of its value words in use).
 TEST(PatternDatabase, IncrementalUpdatesMatchFromScratch) {
   std::mt19937_64 rng(3);
+  const HeuristicOptions three = SharedTables("5-5-5");
+  const HeuristicOptions most = SharedTables("", "1,2/3,4/5,6/7,8/9,10/11,12/13,14/15");
   for (const char* goal_name : {"blank-first", "standard", "snail"}) {
-    const Board goal = *GoalPreset(goal_name, 4, 4);
-    const Puzzle puzzle(goal);
-    absl::StatusOr<PatternDatabase> db = PatternDatabase::Create(puzzle, SharedTables("5-5-5"));
-    ASSERT_TRUE(db.ok()) << db.status();
-    EXPECT_EQ(db->mirrored(), std::string(goal_name) != "snail");
-    Tiles s = Puzzle::ToTiles(RandomSolvableBoard(goal, rng));
-    PatternDatabase::Node node = db->Start(s);
-    for (int step = 0; step < 20000; ++step) {
-      int to;
-      do to = puzzle.Neighbor(s.blank(), static_cast<Dir>(rng() % kNumDirs));
-      while (to < 0);
-      node = db->Move(s, node, s.at[to], to, s.blank());
-      s.MoveBlank(to);
-      ASSERT_EQ(PatternDatabase::Value(node), PatternDatabase::Value(db->Start(s))) << step;
+    for (const HeuristicOptions* options : {&three, &most}) {
+      const Board goal = *GoalPreset(goal_name, 4, 4);
+      const Puzzle puzzle(goal);
+      absl::StatusOr<PatternDatabase> db = PatternDatabase::Create(puzzle, *options);
+      ASSERT_TRUE(db.ok()) << db.status();
+      if (options == &three) {
+        EXPECT_EQ(db->mirrored(), std::string(goal_name) != "snail");
+      } else {
+        EXPECT_EQ(db->groups().size(), kMaxPatternGroups);
+      }
+      Tiles s = Puzzle::ToTiles(RandomSolvableBoard(goal, rng));
+      PatternDatabase::Node node = db->Start(s);
+      for (int step = 0; step < 20000; ++step) {
+        int to;
+        do to = puzzle.Neighbor(s.blank(), static_cast<Dir>(rng() % kNumDirs));
+        while (to < 0);
+        node = db->Move(s, node, s.at[to], to, s.blank());
+        s.MoveBlank(to);
+        const PatternDatabase::Node fresh = db->Start(s);
+        ASSERT_EQ(node.value, fresh.value) << step;
+        ASSERT_EQ(node.sum, fresh.sum) << step;
+        ASSERT_EQ(node.mirror, fresh.mirror) << step;
+        ASSERT_EQ(node.mirror_sum, fresh.mirror_sum) << step;
+      }
     }
   }
 }
