@@ -12,6 +12,7 @@
 #include "engine/goals.h"
 #include "engine/heuristics/pattern_database.h"
 #include "engine/instances.h"
+#include "engine/pdb/cell_index.h"
 #include "engine/pdb/pattern_builder.h"
 #include "engine/pdb/pattern_groups.h"
 #include "engine/pdb/pdb_store.h"
@@ -353,6 +354,87 @@ TEST(PatternDatabase, SolvesKorfInstancesOptimally) {
     ++solved;
   }
   EXPECT_EQ(solved, 15);
+}
+
+// --- the cell layout (engine/pdb/cell_index.h) ---
+
+TEST(CellIndex, OnlyWhereItAtMostDoublesTheTable) {
+  EXPECT_EQ(CellIndexEntries(25, 6), 244140625u);  // the 24-puzzle's 6-6-6-6
+  EXPECT_EQ(CellIndexEntries(16, 4), 65536u);
+  EXPECT_EQ(CellIndexEntries(16, 5), 0u);  // 1,048,576 against 2 x 524,160
+  EXPECT_EQ(CellIndexEntries(16, 8), 0u);  // also past 32-bit indices
+  EXPECT_EQ(CellIndexEntries(9, 8), 0u);
+  EXPECT_EQ(CellIndexEntries(64, 1), 64u);
+}
+
+// Every placement's entry in the cell layout against the dense table's,
+// on boards and groups of every size the layout is made for.
+TEST(CellIndex, EveryPlacementMatchesTheDenseTable) {
+  struct Case {
+    int rows, cols;
+    std::vector<int> group;
+  };
+  for (const Case& c :
+       {Case{3, 3, {1, 2, 3}}, Case{2, 2, {1, 2}}, Case{4, 4, {1, 2, 5, 6}}, Case{5, 5, {1, 2, 3, 4, 5}},
+        Case{6, 6, {7, 8, 13, 14}}, Case{8, 8, {9, 10, 11}}, Case{3, 7, {1}}}) {
+    const PatternKey key{*GoalPreset("blank-first", c.rows, c.cols), c.group};
+    const int cells = c.rows * c.cols;
+    const int k = static_cast<int>(c.group.size());
+    PatternBuildOptions options;
+    options.threads = 2;
+    absl::StatusOr<AnonymousMemory> built = BuildPatternDistances(key.goal, key.group, options);
+    ASSERT_TRUE(built.ok()) << built.status();
+    const std::shared_ptr<const PatternTable> table = PatternTable::FromMemory(*std::move(built), key);
+    ASSERT_NE(table->by_cells(), nullptr) << key.Describe();
+    const PlacementIndexer indexer(cells, k);
+    std::vector<uint8_t> at(k);
+    for (uint64_t rank = 0; rank < indexer.size(); ++rank) {
+      indexer.Unrank(rank, at.data());
+      uint64_t index = 0;
+      for (int i = 0; i < k; ++i) index = index * cells + at[i];
+      ASSERT_EQ(table->by_cells()[index], (*table)[rank]) << key.Describe() << " placement " << rank;
+    }
+  }
+}
+
+// A database over cell layouts gives, for random boards and along walks
+// from them, the sums of the dense tables' entries, found here by rank.
+TEST(CellIndex, DatabaseLookupsMatchTheDenseTables) {
+  std::mt19937_64 rng(11);
+  const Board goal = *GoalPreset("blank-first", 5, 5);
+  const Puzzle puzzle(goal);
+  const HeuristicOptions options = SharedTables("", "1,2,5,6/3,4,8,9/7,12,13,14/10,11,15,16/20,21,22/17,18,19,23,24");
+  absl::StatusOr<PatternDatabase> db = PatternDatabase::Create(puzzle, options);
+  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_TRUE(db->mirrored());
+  PdbStore& store = PdbStore::ForDirectory(options.pdb_dir);
+  std::vector<std::shared_ptr<const PatternTable>> tables;
+  for (const std::vector<int>& group : db->groups()) {
+    tables.push_back(*store.Table({goal, group}, PdbBuildOptions{}));
+    ASSERT_NE(tables.back()->by_cells(), nullptr);
+  }
+  const auto dense_sum = [&](const Tiles& s) {
+    int sum = 0;
+    for (size_t g = 0; g < tables.size(); ++g) {
+      const std::vector<int>& group = db->groups()[g];
+      std::vector<uint8_t> at;
+      for (int t : group) at.push_back(s.pos[t]);
+      sum += (*tables[g])[PlacementIndexer(25, static_cast<int>(group.size())).Rank(at.data())];
+    }
+    return sum;
+  };
+  for (int board = 0; board < 50; ++board) {
+    Tiles s = Puzzle::ToTiles(RandomSolvableBoard(goal, rng));
+    PatternDatabase::Node node = db->Start(s);
+    for (int step = 0; step < 200; ++step) {
+      ASSERT_EQ(node.sum, dense_sum(s)) << "board " << board << " step " << step;
+      int to;
+      do to = puzzle.Neighbor(s.blank(), static_cast<Dir>(rng() % kNumDirs));
+      while (to < 0);
+      node = db->Move(s, node, s.at[to], to, s.blank());
+      s.MoveBlank(to);
+    }
+  }
 }
 
 // --- the on-disk cache ---

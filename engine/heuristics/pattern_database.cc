@@ -57,7 +57,9 @@ absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, co
   }
   for (size_t g = 0; g < groups->size(); ++g) {
     const std::vector<int>& tiles = (*groups)[g];
-    Group group{{}, {}, PlacementIndexer(puzzle.cells(), static_cast<int>(tiles.size())), std::move(tables[g])};
+    Group group{{}, {}, PlacementIndexer(puzzle.cells(), static_cast<int>(tiles.size())), std::move(tables[g]), {}};
+    group.cell_weight.resize(tiles.size());
+    for (uint32_t i = tiles.size(), weight = 1; i-- > 0; weight *= puzzle.cells()) group.cell_weight[i] = weight;
     for (int t : tiles) {
       group.tiles.push_back(static_cast<uint8_t>(t));
       if (db.mirrored_) {

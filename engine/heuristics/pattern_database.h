@@ -125,6 +125,17 @@ class PatternDatabase {
     std::vector<uint8_t> mirror_tiles;  // the tiles that play them on the transposed board
     PlacementIndexer indexer;
     std::shared_ptr<const PatternTable> table;
+    std::vector<uint32_t> cell_weight;  // the place value of tile i's cell in the table's cell layout
+
+    // The entry for the placement with tile i on cell_of(i).
+    template <class CellOf>
+    uint8_t At(CellOf cell_of) const {
+      const uint8_t* by_cells = table->by_cells();
+      if (by_cells == nullptr) return (*table)[indexer.RankBy(cell_of)];
+      uint32_t index = 0;
+      for (size_t i = 0; i < cell_weight.size(); ++i) index += cell_of(static_cast<int>(i)) * cell_weight[i];
+      return by_cells[index];
+    }
   };
 
   static int ByteOf(uint64_t word, size_t g) { return static_cast<int>(word >> (8 * g) & 0xFF); }
@@ -137,18 +148,18 @@ class PatternDatabase {
   // The value of group g with `tile` (0: none) moved to `to`.
   uint8_t Lookup(size_t g, const Tiles& s, int tile, int to) const {
     const Group& group = groups_[g];
-    return (*group.table)[group.indexer.RankBy([&](int i) {
+    return group.At([&](int i) {
       const int t = group.tiles[i];
       return t == tile ? to : s.pos[t];
-    })];
+    });
   }
 
   uint8_t LookupMirror(size_t g, const Tiles& s, int tile, int to) const {
     const Group& group = groups_[g];
-    return (*group.table)[group.indexer.RankBy([&](int i) {
+    return group.At([&](int i) {
       const int t = group.mirror_tiles[i];
       return transpose_[t == tile ? to : s.pos[t]];
-    })];
+    });
   }
 
   int cells_;

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "engine/pdb/cell_index.h"
 #include "engine/pdb/pattern_groups.h"
 
 namespace npuzzle {
@@ -102,13 +103,19 @@ PatternTable::~PatternTable() {
   if (fd_ >= 0) close(fd_);
 }
 
-std::shared_ptr<const PatternTable> PatternTable::FromMemory(AnonymousMemory memory, uint64_t entries) {
+std::shared_ptr<const PatternTable> PatternTable::FromMemory(AnonymousMemory memory, const PatternKey& key) {
   std::shared_ptr<PatternTable> t(new PatternTable);
   t->mapping_bytes_ = memory.bytes();
   t->mapping_ = memory.Release();
   t->data_ = static_cast<const uint8_t*>(t->mapping_);
-  t->size_ = entries;
+  t->size_ = PatternEntries(key.goal.cells(), static_cast<int>(key.group.size()));
+  t->AddCellIndex(key);
   return t;
+}
+
+// Without it (the kernel refused the memory) lookups use the dense layout.
+void PatternTable::AddCellIndex(const PatternKey& key) {
+  by_cells_ = BuildCellIndex(data_, key.goal.cells(), static_cast<int>(key.group.size()));
 }
 
 absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std::string& path, const PatternKey& key) {
@@ -173,6 +180,7 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std
   if (std::any_of(gap, gap + (kDataOffset - sizeof(Header)), [](uint8_t b) { return b != 0; })) {
     return Damaged(path, "bytes changed between the header and the data");
   }
+  t->AddCellIndex(key);
   return std::shared_ptr<const PatternTable>(std::move(t));
 }
 

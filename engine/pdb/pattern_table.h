@@ -4,7 +4,8 @@
 // naming the board shape, goal and group plus a CRC32 of the data; a file
 // that does not match in every respect is reported and never used. While a
 // table read from a file is in use, the file is held with a shared flock,
-// which the cache's eviction respects.
+// which the cache's eviction respects. Where engine/pdb/cell_index.h says
+// so, a table also holds its distances laid out by cells, for lookups.
 #ifndef NPUZZLE_ENGINE_PDB_PATTERN_TABLE_H_
 #define NPUZZLE_ENGINE_PDB_PATTERN_TABLE_H_
 
@@ -37,8 +38,8 @@ class PatternTable {
   PatternTable& operator=(const PatternTable&) = delete;
   ~PatternTable();
 
-  // A table just built: `entries` bytes of `memory`.
-  static std::shared_ptr<const PatternTable> FromMemory(AnonymousMemory memory, uint64_t entries);
+  // A table just built for `key`: its entries are the first bytes of `memory`.
+  static std::shared_ptr<const PatternTable> FromMemory(AnonymousMemory memory, const PatternKey& key);
 
   // NotFound when there is no file; DataLoss, with the reason, when the
   // file is truncated, corrupt or made for another key.
@@ -53,17 +54,21 @@ class PatternTable {
 
   uint8_t operator[](uint64_t index) const { return data_[index]; }
   const uint8_t* data() const { return data_; }
+  // The distances by cells (engine/pdb/cell_index.h), or null.
+  const uint8_t* by_cells() const { return by_cells_.as<uint8_t>(); }
   uint64_t size() const { return size_; }
   bool from_file() const { return fd_ >= 0; }  // read from its cache file, not just built
 
  private:
   PatternTable() = default;
+  void AddCellIndex(const PatternKey& key);
 
   const uint8_t* data_ = nullptr;
   uint64_t size_ = 0;
   void* mapping_ = nullptr;  // anonymous memory: the whole file when read, the table when built
   uint64_t mapping_bytes_ = 0;
   int fd_ = -1;  // the file it was read from, with a shared lock while in use
+  AnonymousMemory by_cells_;
 };
 
 }  // namespace npuzzle

@@ -228,8 +228,7 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::Build(const Patter
   const absl::Time start = absl::Now();
   absl::StatusOr<AnonymousMemory> distances = BuildPatternDistances(key.goal, key.group, build);
   if (!distances.ok()) return distances.status();
-  std::shared_ptr<const PatternTable> table = PatternTable::FromMemory(
-      *std::move(distances), PatternEntries(key.goal.cells(), static_cast<int>(key.group.size())));
+  std::shared_ptr<const PatternTable> table = PatternTable::FromMemory(*std::move(distances), key);
   Say(options, absl::StrFormat("built pattern table %s: %d entries in %.1f s", key.Describe(), table->size(),
                                absl::ToDoubleSeconds(absl::Now() - start)));
   absl::MutexLock count(&mu_);

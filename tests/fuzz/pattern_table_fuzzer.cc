@@ -38,8 +38,7 @@ const Fixture& TheFixture() {
     PatternBuildOptions options;
     absl::StatusOr<AnonymousMemory> built = BuildPatternDistances(f->key.goal, f->key.group, options);
     FUZZ_CHECK(built.ok(), "building the fixture table");
-    const uint64_t entries = PatternEntries(f->key.goal.cells(), static_cast<int>(f->key.group.size()));
-    FUZZ_CHECK(PatternTable::FromMemory(*std::move(built), entries)->Save(valid_path, f->key).ok(), "saving it");
+    FUZZ_CHECK(PatternTable::FromMemory(*std::move(built), f->key)->Save(valid_path, f->key).ok(), "saving it");
     std::ifstream in(valid_path, std::ios::binary);
     f->valid.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     f->path = dir / "input.bin";
