@@ -258,7 +258,12 @@ absl::StatusOr<SearchOutcome> RunSearch(const SearchSpec& spec, const Puzzle& pu
       options.limits.max_time = std::max(deadline - absl::Now(), absl::Nanoseconds(1));
     }
     const SearchProblem<H> problem{puzzle, heuristic, start, options, spec.weight};
-    out = A::Run(problem);
+    SearchOutcome outcome = A::Run(problem);
+    // As the time limit does, the time reported covers the heuristic's set-up
+    // too: counted from the search's start alone, a search stopped by the
+    // limit reported less than the limit (149.99 ms of 150 under AddressSanitizer).
+    outcome.stats.elapsed = absl::Now() - begin;
+    out = std::move(outcome);
   };
   const bool known_algorithm = VisitByName(kAlgorithmTable, spec.algorithm, [&](const auto& a) {
     if constexpr (!std::decay_t<decltype(a)>::kInformed) {
