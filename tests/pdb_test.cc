@@ -384,7 +384,9 @@ TEST(CellIndex, EveryPlacementMatchesTheDenseTable) {
     options.threads = 2;
     absl::StatusOr<AnonymousMemory> built = BuildPatternDistances(key.goal, key.group, options);
     ASSERT_TRUE(built.ok()) << built.status();
-    const std::shared_ptr<const PatternTable> table = PatternTable::FromMemory(*std::move(built), key);
+    const std::shared_ptr<PatternTable> table = PatternTable::FromMemory(*std::move(built), key);
+    ASSERT_EQ(table->by_cells(), nullptr) << key.Describe() << ": made before it was asked for";
+    table->AddCellIndex(key);
     ASSERT_NE(table->by_cells(), nullptr) << key.Describe();
     const PlacementIndexer indexer(cells, k);
     std::vector<uint8_t> at(k);
@@ -395,6 +397,24 @@ TEST(CellIndex, EveryPlacementMatchesTheDenseTable) {
       ASSERT_EQ(table->by_cells()[index], (*table)[rank]) << key.Describe() << " placement " << rank;
     }
   }
+}
+
+// Whichever way a store comes by a table (built for memory only, built,
+// saved and read back, or loaded by a second store), the table it hands
+// out is laid out by cells.
+TEST(CellIndex, EveryTableAStoreHandsOutHasIt) {
+  testing::TempDir dir;
+  const PatternKey key{*GoalPreset("blank-first", 4, 4), {1, 2, 5, 6}};  // 65,536 entries by cells, 43,680 dense
+  PdbStore in_memory("");
+  PdbStore building(dir.path());
+  PdbStore loading(dir.path());
+  for (PdbStore* store : {&in_memory, &building, &loading}) {
+    absl::StatusOr<std::shared_ptr<const PatternTable>> table = store->Table(key, PdbBuildOptions{});
+    ASSERT_TRUE(table.ok()) << table.status();
+    EXPECT_NE((*table)->by_cells(), nullptr);
+    EXPECT_EQ((*table)->from_file(), store != &in_memory);
+  }
+  EXPECT_EQ(in_memory.built() + building.built() + loading.built(), 2);
 }
 
 // A database over cell layouts gives, for random boards and along walks

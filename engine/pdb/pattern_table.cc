@@ -103,17 +103,15 @@ PatternTable::~PatternTable() {
   if (fd_ >= 0) close(fd_);
 }
 
-std::shared_ptr<const PatternTable> PatternTable::FromMemory(AnonymousMemory memory, const PatternKey& key) {
+std::shared_ptr<PatternTable> PatternTable::FromMemory(AnonymousMemory memory, const PatternKey& key) {
   std::shared_ptr<PatternTable> t(new PatternTable);
   t->mapping_bytes_ = memory.bytes();
   t->mapping_ = memory.Release();
   t->data_ = static_cast<const uint8_t*>(t->mapping_);
   t->size_ = PatternEntries(key.goal.cells(), static_cast<int>(key.group.size()));
-  t->AddCellIndex(key);
   return t;
 }
 
-// Without it (the kernel refused the memory) lookups use the dense layout.
 void PatternTable::AddCellIndex(const PatternKey& key) {
   by_cells_ = BuildCellIndex(data_, key.goal.cells(), static_cast<int>(key.group.size()));
 }

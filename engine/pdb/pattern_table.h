@@ -38,12 +38,21 @@ class PatternTable {
   PatternTable& operator=(const PatternTable&) = delete;
   ~PatternTable();
 
-  // A table just built for `key`: its entries are the first bytes of `memory`.
-  static std::shared_ptr<const PatternTable> FromMemory(AnonymousMemory memory, const PatternKey& key);
+  // A table just built for `key`: its entries are the first bytes of
+  // `memory`. It has no cell layout until AddCellIndex, so a table that is
+  // only saved and read back does not make one.
+  static std::shared_ptr<PatternTable> FromMemory(AnonymousMemory memory, const PatternKey& key);
 
   // NotFound when there is no file; DataLoss, with the reason, when the
-  // file is truncated, corrupt or made for another key.
+  // file is truncated, corrupt or made for another key. A loaded table has
+  // its cell layout.
   static absl::StatusOr<std::shared_ptr<const PatternTable>> Load(const std::string& path, const PatternKey& key);
+
+  // Lays the distances out by cells too, where engine/pdb/cell_index.h says
+  // so; before the table is shared, as lookups do not expect it to change.
+  // Without it (not worth it, or the kernel refused the memory) lookups use
+  // the dense layout.
+  void AddCellIndex(const PatternKey& key);
 
   // Writes to a temporary file and renames it into place, so readers
   // never see half a table.
@@ -61,7 +70,6 @@ class PatternTable {
 
  private:
   PatternTable() = default;
-  void AddCellIndex(const PatternKey& key);
 
   const uint8_t* data_ = nullptr;
   uint64_t size_ = 0;

@@ -32,6 +32,13 @@ void Say(const PdbBuildOptions& options, const std::string& message) {
 
 uint64_t MiB(uint64_t bytes) { return (bytes + (1 << 20) - 1) >> 20; }
 
+// A table used without its file gets its cell layout here; one read back
+// from its file gets it from Load, so a build makes the layout once.
+std::shared_ptr<const PatternTable> KeptInMemory(std::shared_ptr<PatternTable> table, const PatternKey& key) {
+  table->AddCellIndex(key);
+  return table;
+}
+
 // Why the caller must stop now, if it must.
 absl::Status Stopped(const HeuristicBuildLimits& limits, absl::string_view doing) {
   if (limits.cancel != nullptr && limits.cancel->cancelled()) {
@@ -152,7 +159,11 @@ void PdbStore::Publish(const std::string& name, const absl::StatusOr<std::shared
 
 absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::LoadOrBuild(const PatternKey& key,
                                                                           const PdbBuildOptions& options) {
-  if (directory_.empty()) return Build(key, options);
+  if (directory_.empty()) {
+    absl::StatusOr<std::shared_ptr<PatternTable>> built = Build(key, options);
+    if (!built.ok()) return built.status();
+    return KeptInMemory(*std::move(built), key);
+  }
   std::error_code error;
   std::filesystem::create_directories(directory_, error);
   if (error) {
@@ -180,24 +191,23 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::LoadOrBuild(const 
                         "(--pdb-cache-mb, NPUZZLE_PDB_CACHE_MB)",
                         absl::StrJoin(key.group, ","), MiB(file_bytes), MiB(budget)));
   }
-  absl::StatusOr<std::shared_ptr<const PatternTable>> table = Build(key, options);
-  if (!table.ok()) return table;
+  absl::StatusOr<std::shared_ptr<PatternTable>> built = Build(key, options);
+  if (!built.ok()) return built.status();
   if (absl::Status room = MakeRoom(path, file_bytes, budget, options); !room.ok()) {
     Say(options, absl::StrCat(room.message(), "; keeping the table in memory only"));
-    return table;
+    return KeptInMemory(*std::move(built), key);
   }
-  if (absl::Status saved = (*table)->Save(path, key); !saved.ok()) {
+  if (absl::Status saved = (*built)->Save(path, key); !saved.ok()) {
     Say(options, absl::StrCat(saved.message(), "; keeping the table in memory only"));
-    return table;
+    return KeptInMemory(*std::move(built), key);
   }
   // Read back what was saved: the table in use then holds its file's shared
   // lock (eviction passes over it) and is exactly what others will read.
   absl::StatusOr<std::shared_ptr<const PatternTable>> saved_table = PatternTable::Load(path, key);
-  return saved_table.ok() ? *saved_table : table;
+  return saved_table.ok() ? *saved_table : KeptInMemory(*std::move(built), key);
 }
 
-absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::Build(const PatternKey& key,
-                                                                    const PdbBuildOptions& options) {
+absl::StatusOr<std::shared_ptr<PatternTable>> PdbStore::Build(const PatternKey& key, const PdbBuildOptions& options) {
   const HeuristicBuildLimits& limits = options.limits;
   const std::string tiles = absl::StrJoin(key.group, ",");
   const uint64_t needs = PatternBuildBytes(key.goal.cells(), static_cast<int>(key.group.size()));
@@ -228,7 +238,7 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::Build(const Patter
   const absl::Time start = absl::Now();
   absl::StatusOr<AnonymousMemory> distances = BuildPatternDistances(key.goal, key.group, build);
   if (!distances.ok()) return distances.status();
-  std::shared_ptr<const PatternTable> table = PatternTable::FromMemory(*std::move(distances), key);
+  std::shared_ptr<PatternTable> table = PatternTable::FromMemory(*std::move(distances), key);
   Say(options, absl::StrFormat("built pattern table %s: %d entries in %.1f s", key.Describe(), table->size(),
                                absl::ToDoubleSeconds(absl::Now() - start)));
   absl::MutexLock count(&mu_);

@@ -67,7 +67,7 @@ class PdbStore {
   void Publish(const std::string& name, const absl::StatusOr<std::shared_ptr<const PatternTable>>& table);
   absl::StatusOr<std::shared_ptr<const PatternTable>> LoadOrBuild(const PatternKey& key,
                                                                   const PdbBuildOptions& options);
-  absl::StatusOr<std::shared_ptr<const PatternTable>> Build(const PatternKey& key, const PdbBuildOptions& options);
+  absl::StatusOr<std::shared_ptr<PatternTable>> Build(const PatternKey& key, const PdbBuildOptions& options);
   // Deletes least recently used table files nobody holds until
   // `incoming` more bytes fit within `budget`.
   absl::Status MakeRoom(const std::string& keep, uint64_t incoming, uint64_t budget, const PdbBuildOptions& options);
