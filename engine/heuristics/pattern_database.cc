@@ -57,9 +57,9 @@ absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, co
   }
   for (size_t g = 0; g < groups->size(); ++g) {
     const std::vector<int>& tiles = (*groups)[g];
-    const uint8_t* by_cells = tables[g]->by_cells();
-    Group group{{},       {}, PlacementIndexer(puzzle.cells(), static_cast<int>(tiles.size())), std::move(tables[g]),
-                by_cells, {}};
+    Group group{.indexer = PlacementIndexer(puzzle.cells(), static_cast<int>(tiles.size())),
+                .table = std::move(tables[g])};
+    group.by_cells = group.table->by_cells();
     group.cell_weight.resize(tiles.size());
     for (uint32_t i = tiles.size(), weight = 1; i-- > 0; weight *= puzzle.cells()) group.cell_weight[i] = weight;
     for (int t : tiles) {

@@ -125,7 +125,7 @@ class PatternDatabase {
     std::vector<uint8_t> mirror_tiles;  // the tiles that play them on the transposed board
     PlacementIndexer indexer;
     std::shared_ptr<const PatternTable> table;
-    const uint8_t* by_cells;            // table->by_cells(), read here without going through the table
+    const uint8_t* by_cells = nullptr;  // table->by_cells(), read here without going through the table
     std::vector<uint32_t> cell_weight;  // the place value of tile i's cell in the table's cell layout
 
     // The entry for the placement with tile i on cell_of(i).
