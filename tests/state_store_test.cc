@@ -187,6 +187,8 @@ TEST(BucketQueue, PopsByPriorityThenTieThenNewest) {
 
 // Entries pushed into the bucket being popped come out before older ones
 // (A*'s children of equal f have a smaller h than anything queued there).
+// A bucket popping returns to is ordered again only once it has doubled
+// since it was last ordered; until then its newest entry comes first.
 TEST(BucketQueue, NewEntriesInTheCurrentBucketComeFirst) {
   BucketQueue queue;
   const auto tie = [](uint32_t id) { return static_cast<int>(id); };
@@ -201,10 +203,41 @@ TEST(BucketQueue, NewEntriesInTheCurrentBucketComeFirst) {
   ASSERT_TRUE(queue.Pop(&priority, &id, tie));
   EXPECT_EQ(priority, 2);
   ASSERT_TRUE(queue.Pop(&priority, &id, tie));
-  EXPECT_EQ(id, 10u);  // bucket 3 put in order again once popping returns to it
+  EXPECT_EQ(id, 20u);  // bucket 3 held 2 when ordered and holds 2 now: not reordered
+  queue.Push(3, 40);
+  queue.Push(3, 15);
+  queue.Push(3, 25);
+  queue.Push(2, 30);
   ASSERT_TRUE(queue.Pop(&priority, &id, tie));
-  EXPECT_EQ(id, 20u);
+  EXPECT_EQ(priority, 2);
+  for (const uint32_t want : {10u, 15u, 25u, 40u}) {  // 4 now: ordered again
+    ASSERT_TRUE(queue.Pop(&priority, &id, tie));
+    EXPECT_EQ(id, want);
+  }
   EXPECT_EQ(queue.size(), 0u);
+}
+
+// Greedy search leaves a bucket and returns to it on almost every
+// expansion. Ordering must stay O(1) a push however often that happens
+// (ordering on every return read a large bucket's ties once per pop).
+TEST(BucketQueue, ReturningToABucketCostsLinearWork) {
+  BucketQueue queue;
+  int64_t ties_read = 0;
+  const auto tie = [&](uint32_t id) {
+    ++ties_read;
+    return static_cast<int>(id % 7);
+  };
+  constexpr uint32_t kPushes = 20000;
+  uint32_t next = 0;
+  for (; next < kPushes / 2; ++next) queue.Push(5, next);
+  int priority;
+  uint32_t id;
+  while (queue.size() > 0) {
+    ASSERT_TRUE(queue.Pop(&priority, &id, tie));
+    if (next < kPushes) queue.Push(priority == 5 ? 4 : 5, next++);
+  }
+  EXPECT_EQ(next, kPushes);
+  EXPECT_LE(ties_read, 4 * int64_t{kPushes});
 }
 
 }  // namespace
