@@ -37,8 +37,9 @@ class BucketQueue {
     ++size_;
   }
 
-  // The lowest priority and its entry with the smallest tie(id), newest
-  // first among equals; false when empty.
+  // The lowest priority and the entry its bucket's order puts next: the
+  // smallest tie(id), newest first among equals, by the rules above; false
+  // when empty.
   template <class Tie>
   bool Pop(int* priority, uint32_t* id, Tie tie) {
     if (size_ == 0) return false;
