@@ -386,22 +386,25 @@ TEST(CellIndex, EveryPlacementMatchesTheDenseTable) {
     ASSERT_TRUE(built.ok()) << built.status();
     const std::shared_ptr<PatternTable> table = PatternTable::FromMemory(*std::move(built), key);
     ASSERT_EQ(table->by_cells(), nullptr) << key.Describe() << ": made before it was asked for";
+    const std::vector<uint8_t> dense(table->data(), table->data() + table->size());
     table->AddCellIndex(key);
     ASSERT_NE(table->by_cells(), nullptr) << key.Describe();
+    EXPECT_EQ(table->data(), nullptr) << key.Describe() << ": the dense layout is kept beside the cell layout";
     const PlacementIndexer indexer(cells, k);
     std::vector<uint8_t> at(k);
     for (uint64_t rank = 0; rank < indexer.size(); ++rank) {
       indexer.Unrank(rank, at.data());
       uint64_t index = 0;
       for (int i = 0; i < k; ++i) index = index * cells + at[i];
-      ASSERT_EQ(table->by_cells()[index], (*table)[rank]) << key.Describe() << " placement " << rank;
+      ASSERT_EQ(table->by_cells()[index], dense[rank]) << key.Describe() << " placement " << rank;
+      ASSERT_EQ((*table)[rank], dense[rank]) << key.Describe() << " placement " << rank;
     }
   }
 }
 
 // Whichever way a store comes by a table (built for memory only, built,
 // saved and read back, or loaded by a second store), the table it hands
-// out is laid out by cells.
+// out is laid out by cells, without the dense copy beside it.
 TEST(CellIndex, EveryTableAStoreHandsOutHasIt) {
   testing::TempDir dir;
   const PatternKey key{*GoalPreset("blank-first", 4, 4), {1, 2, 5, 6}};  // 65,536 entries by cells, 43,680 dense
@@ -412,14 +415,19 @@ TEST(CellIndex, EveryTableAStoreHandsOutHasIt) {
     absl::StatusOr<std::shared_ptr<const PatternTable>> table = store->Table(key, PdbBuildOptions{});
     ASSERT_TRUE(table.ok()) << table.status();
     EXPECT_NE((*table)->by_cells(), nullptr);
+    EXPECT_EQ((*table)->data(), nullptr);
     EXPECT_EQ((*table)->from_file(), store != &in_memory);
+    EXPECT_THAT((*table)->Save(dir.path() + "/copy.bin", key).message(), HasSubstr("laid out by cells"));
+    EXPECT_FALSE(std::filesystem::exists(dir.path() + "/copy.bin"));
   }
   EXPECT_EQ(in_memory.built() + building.built() + loading.built(), 2);
 }
 
 // A database over cell layouts gives, for random boards and along walks
-// from them, the sums of the dense tables' entries, found here by rank.
-TEST(CellIndex, DatabaseLookupsMatchTheDenseTables) {
+// from them, the sums of the tables' entries found here by placement rank
+// (EveryPlacementMatchesTheDenseTable checks those against the dense
+// tables).
+TEST(CellIndex, DatabaseLookupsMatchTheTablesByRank) {
   std::mt19937_64 rng(11);
   const Board goal = *GoalPreset("blank-first", 5, 5);
   const Puzzle puzzle(goal);

@@ -60,6 +60,7 @@ absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, co
     Group group{.indexer = PlacementIndexer(puzzle.cells(), static_cast<int>(tiles.size())),
                 .table = std::move(tables[g])};
     group.by_cells = group.table->by_cells();
+    group.by_rank = group.table->data();
     group.cell_weight.resize(tiles.size());
     for (uint32_t i = tiles.size(), weight = 1; i-- > 0; weight *= puzzle.cells()) group.cell_weight[i] = weight;
     for (int t : tiles) {

@@ -125,13 +125,15 @@ class PatternDatabase {
     std::vector<uint8_t> mirror_tiles;  // the tiles that play them on the transposed board
     PlacementIndexer indexer;
     std::shared_ptr<const PatternTable> table;
-    const uint8_t* by_cells = nullptr;  // table->by_cells(), read here without going through the table
+    // The table's one layout, read here without going through the table.
+    const uint8_t* by_cells = nullptr;
+    const uint8_t* by_rank = nullptr;
     std::vector<uint32_t> cell_weight;  // the place value of tile i's cell in the table's cell layout
 
     // The entry for the placement with tile i on cell_of(i).
     template <class CellOf>
     uint8_t At(CellOf cell_of) const {
-      if (by_cells == nullptr) return (*table)[indexer.RankBy(cell_of)];
+      if (by_cells == nullptr) return by_rank[indexer.RankBy(cell_of)];
       uint32_t index = 0;
       for (size_t i = 0; i < cell_weight.size(); ++i) index += cell_of(static_cast<int>(i)) * cell_weight[i];
       return by_cells[index];

@@ -7,7 +7,8 @@
 // measured on Korf-Taylor instance 1 with 6-6-6-6). Entries where two tiles
 // share a cell are never read. Made only where the layout is at most
 // twice the dense one (six tiles on 5x5: 244 M entries against 127.5 M),
-// so that it never costs more memory than the table itself.
+// which it then replaces in memory, so that it never costs more than
+// twice the dense table.
 #ifndef NPUZZLE_ENGINE_PDB_CELL_INDEX_H_
 #define NPUZZLE_ENGINE_PDB_CELL_INDEX_H_
 

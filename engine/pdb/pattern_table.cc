@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "engine/pdb/cell_index.h"
 #include "engine/pdb/pattern_groups.h"
+#include "engine/pdb/placement.h"
 
 namespace npuzzle {
 namespace {
@@ -108,12 +109,31 @@ std::shared_ptr<PatternTable> PatternTable::FromMemory(AnonymousMemory memory, c
   t->mapping_bytes_ = memory.bytes();
   t->mapping_ = memory.Release();
   t->data_ = static_cast<const uint8_t*>(t->mapping_);
-  t->size_ = PatternEntries(key.goal.cells(), static_cast<int>(key.group.size()));
+  t->SetShape(key);
   return t;
+}
+
+void PatternTable::SetShape(const PatternKey& key) {
+  cells_ = key.goal.cells();
+  tiles_ = static_cast<int>(key.group.size());
+  size_ = PatternEntries(cells_, tiles_);
 }
 
 void PatternTable::AddCellIndex(const PatternKey& key) {
   by_cells_ = BuildCellIndex(data_, key.goal.cells(), static_cast<int>(key.group.size()));
+  if (!by_cells_.ok()) return;
+  munmap(mapping_, mapping_bytes_);
+  mapping_ = nullptr;
+  data_ = nullptr;
+}
+
+uint8_t PatternTable::operator[](uint64_t rank) const {
+  if (data_ != nullptr) return data_[rank];
+  uint8_t cell[kMaxCells];
+  PlacementIndexer(cells_, tiles_).Unrank(rank, cell);
+  uint64_t index = 0;
+  for (int i = 0; i < tiles_; ++i) index = index * cells_ + cell[i];
+  return by_cells()[index];
 }
 
 absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std::string& path, const PatternKey& key) {
@@ -170,7 +190,7 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std
   t->mapping_bytes_ = memory.bytes();
   t->mapping_ = memory.Release();
   t->data_ = static_cast<const uint8_t*>(t->mapping_) + kDataOffset;
-  t->size_ = entries;
+  t->SetShape(key);
   if (Crc(t->data_, entries) != h.data_crc) return Damaged(path, "data checksum mismatch");
   // Save writes zeros between the header and the data; anything else
   // there means the file was changed, and none but Save's files are used.
@@ -183,6 +203,10 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std
 }
 
 absl::Status PatternTable::Save(const std::string& path, const PatternKey& key) const {
+  if (data_ == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot save the table for ", key.Describe(), ": it is laid out by cells, not by rank"));
+  }
   const std::string temp = absl::StrCat(path, ".tmp.", getpid());
   const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return absl::InternalError(absl::StrCat("cannot write ", temp, ": ", std::strerror(errno)));
