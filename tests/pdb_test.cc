@@ -456,6 +456,13 @@ TEST(CellIndex, DatabaseLookupsMatchTheTablesByRank) {
     PatternDatabase::Node node = db->Start(s);
     for (int step = 0; step < 200; ++step) {
       ASSERT_EQ(node.sum, dense_sum(s)) << "board " << board << " step " << step;
+      // The mirror's sum too, and both against a node made from scratch
+      // (its cell indices found from the tiles, where a walk's are carried
+      // from move to move).
+      const PatternDatabase::Node fresh = db->Start(s);
+      ASSERT_EQ(node.sum, fresh.sum) << "board " << board << " step " << step;
+      ASSERT_EQ(node.mirror_sum, fresh.mirror_sum) << "board " << board << " step " << step;
+      ASSERT_EQ(node.mirror, fresh.mirror) << "board " << board << " step " << step;
       int to;
       do to = puzzle.Neighbor(s.blank(), static_cast<Dir>(rng() % kNumDirs));
       while (to < 0);

@@ -168,8 +168,13 @@ class BoundedDfs {
           best_h = std::min(best_h, h);
           ++f;
           ++g;
-          *f = Frame{puzzle.Expand(to, static_cast<uint8_t>(d), kShuffles ? order_.Pick() : 0), child,
-                     static_cast<int>(d), blank, child_machine};
+          // Field by field: a temporary Frame copied in whole stalled on
+          // its own partial writes.
+          f->successors = puzzle.Expand(to, static_cast<uint8_t>(d), kShuffles ? order_.Pick() : 0);
+          f->node = child;
+          f->entry = static_cast<int>(d);
+          f->parent_blank = blank;
+          f->machine = child_machine;
           blank = to;
           if (expanded > allowed) [[unlikely]]
             break;

@@ -61,14 +61,18 @@ absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, co
                 .table = std::move(tables[g])};
     group.by_cells = group.table->by_cells();
     group.by_rank = group.table->data();
+    group.tracked = group.by_cells != nullptr && g < PatternDatabase::kTrackedGroups;
     group.cell_weight.resize(tiles.size());
     for (uint32_t i = tiles.size(), weight = 1; i-- > 0; weight *= puzzle.cells()) group.cell_weight[i] = weight;
-    for (int t : tiles) {
-      group.tiles.push_back(static_cast<uint8_t>(t));
+    for (size_t i = 0; i < tiles.size(); ++i) {
+      group.tiles.push_back(static_cast<uint8_t>(tiles[i]));
+      db.cell_weight_of_[tiles[i]] = group.cell_weight[i];
       if (db.mirrored_) {
-        // The original tile whose mirror image is t.
+        // The original tile whose mirror image is tiles[i].
         for (int u = 1; u < puzzle.cells(); ++u) {
-          if (mirror_name[u] == t) group.mirror_tiles.push_back(static_cast<uint8_t>(u));
+          if (mirror_name[u] != tiles[i]) continue;
+          group.mirror_tiles.push_back(static_cast<uint8_t>(u));
+          db.mirror_cell_weight_of_[u] = group.cell_weight[i];
         }
       }
     }

@@ -47,11 +47,23 @@ class PatternDatabase {
   // sums, it was written a part at a time and read back whole, and the
   // read waited on a failed store forward (a tenth of a 24-puzzle
   // search's profile samples).
+  // The groups whose cell indices a Node carries: every preset's. Further
+  // groups find theirs from the tiles; carrying all eight would make every
+  // node (and a graph search's every state) 32 bytes larger.
+  static constexpr int kTrackedGroups = 4;
+  using CellIndices = uint32_t __attribute__((vector_size(4 * kTrackedGroups)));
   struct Node {
     uint64_t value = 0;   // group g's in byte g
     uint64_t mirror = 0;  // the same for the transposed board
     int sum = 0;
     int mirror_sum = 0;
+    // Where each tracked group's placement lies in its table's cell layout,
+    // and the mirror image's: a move changes one of each by a multiply-add,
+    // where finding it from the tiles took a multiply-add a tile (a quarter
+    // of a 24-puzzle search's time). Vectors, changed whole (AddToLane),
+    // for the reason above.
+    CellIndices at{};
+    CellIndices mirror_at{};
   };
   static_assert(kMaxPatternGroups <= sizeof(uint64_t));
 
@@ -69,13 +81,18 @@ class PatternDatabase {
       if (mirrored_ && mirror_group_of_[t] < 0) n.mirror_sum += manhattan_.Distance(t, s.pos[t]);
     }
     for (size_t g = 0; g < groups_.size(); ++g) {
+      const Group& group = groups_[g];
       const uint8_t v = Lookup(g, s, 0, -1);
       n.value = WithByte(n.value, g, v);
       n.sum += v;
+      if (group.tracked) n.at[g] = group.CellIndex([&](int i) { return s.pos[group.tiles[i]]; });
       if (mirrored_) {
         const uint8_t m = LookupMirror(g, s, 0, -1);
         n.mirror = WithByte(n.mirror, g, m);
         n.mirror_sum += m;
+        if (group.tracked) {
+          n.mirror_at[g] = group.CellIndex([&](int i) { return transpose_[s.pos[group.mirror_tiles[i]]]; });
+        }
       }
     }
     return n;
@@ -92,7 +109,14 @@ class PatternDatabase {
     Node m = n;
     const int g = group_of_[tile];
     if (g >= 0) {
-      const uint8_t v = Lookup(g, s, tile, to);
+      uint8_t v;
+      if (const Group& group = groups_[g]; group.tracked) {
+        const uint32_t delta = Delta(tile, from, to);
+        AddToLane(m.at, g, delta);
+        v = group.by_cells[n.at[g] + delta];
+      } else {
+        v = Lookup(g, s, tile, to);
+      }
       m.sum += v - ByteOf(m.value, g);
       m.value = WithByte(m.value, g, v);
     } else {
@@ -106,7 +130,15 @@ class PatternDatabase {
     if (!mirrored_) return;
     const int mg = mirror_group_of_[tile];
     if (mg >= 0) {
-      const uint8_t v = LookupMirror(mg, s, tile, to);
+      uint8_t v;
+      if (const Group& group = groups_[mg]; group.tracked) {
+        const uint32_t delta = MirrorDelta(tile, from, to);
+        m->mirror_at = n.mirror_at;
+        AddToLane(m->mirror_at, mg, delta);
+        v = group.by_cells[n.mirror_at[mg] + delta];
+      } else {
+        v = LookupMirror(mg, s, tile, to);
+      }
       m->mirror_sum = n.mirror_sum + v - ByteOf(n.mirror, mg);
       m->mirror = WithByte(n.mirror, mg, v);
     } else {
@@ -128,17 +160,38 @@ class PatternDatabase {
     // The table's one layout, read here without going through the table.
     const uint8_t* by_cells = nullptr;
     const uint8_t* by_rank = nullptr;
+    bool tracked = false;  // laid out by cells, and among the first kTrackedGroups
     std::vector<uint32_t> cell_weight;  // the place value of tile i's cell in the table's cell layout
 
     // The entry for the placement with tile i on cell_of(i).
     template <class CellOf>
     uint8_t At(CellOf cell_of) const {
-      if (by_cells == nullptr) return by_rank[indexer.RankBy(cell_of)];
+      return by_cells == nullptr ? by_rank[indexer.RankBy(cell_of)] : by_cells[CellIndex(cell_of)];
+    }
+
+    // The placement's place in the cell layout, which the table has.
+    template <class CellOf>
+    uint32_t CellIndex(CellOf cell_of) const {
       uint32_t index = 0;
       for (size_t i = 0; i < cell_weight.size(); ++i) index += cell_of(static_cast<int>(i)) * cell_weight[i];
-      return by_cells[index];
+      return index;
     }
   };
+
+  // What `tile` moving from `from` to `to` adds to its group's cell index
+  // (modulo 2^32); and the same for the mirror group its image is in.
+  uint32_t Delta(int tile, int from, int to) const {
+    return static_cast<uint32_t>(int64_t{to - from} * cell_weight_of_[tile]);
+  }
+  uint32_t MirrorDelta(int tile, int from, int to) const {
+    return static_cast<uint32_t>(int64_t{transpose_[to] - transpose_[from]} * mirror_cell_weight_of_[tile]);
+  }
+  // Adds `delta` to lane g, writing the vector whole.
+  static void AddToLane(CellIndices& v, int g, uint32_t delta) {
+    static constexpr CellIndices kLanes = {0, 1, 2, 3};
+    static_assert(sizeof kLanes == sizeof(uint32_t) * kTrackedGroups);
+    v += (kLanes == static_cast<uint32_t>(g)) & delta;
+  }
 
   static int ByteOf(uint64_t word, size_t g) { return static_cast<int>(word >> (8 * g) & 0xFF); }
   static uint64_t WithByte(uint64_t word, size_t g, uint8_t v) {
@@ -172,6 +225,10 @@ class PatternDatabase {
   std::array<int8_t, kMaxCells> group_of_{};         // -1: in no group
   std::array<int8_t, kMaxCells> mirror_group_of_{};  // the group a tile's mirror image is in
   std::array<uint8_t, kMaxCells> transpose_{};       // cell (r, c) -> (c, r)
+  // A tile's place value in its group's cell layout, and its image's in
+  // the mirror group's.
+  std::array<uint32_t, kMaxCells> cell_weight_of_{};
+  std::array<uint32_t, kMaxCells> mirror_cell_weight_of_{};
 };
 
 }  // namespace npuzzle
