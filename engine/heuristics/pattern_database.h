@@ -192,7 +192,8 @@ class PatternDatabase {
   static void AddToLane(CellIndices& v, int g, uint32_t delta) {
     static constexpr CellIndices kLanes = {0, 1, 2, 3};
     static_assert(sizeof kLanes == sizeof(uint32_t) * kTrackedGroups);
-    v += (kLanes == static_cast<uint32_t>(g)) & delta;
+    const auto lane = kLanes == static_cast<uint32_t>(g);  // all ones in lane g, as signed ints
+    v += reinterpret_cast<const CellIndices&>(lane) & delta;
   }
 
   static int ByteOf(uint64_t word, size_t g) { return static_cast<int>(word >> (8 * g) & 0xFF); }
