@@ -135,8 +135,7 @@ class PatternDatabase {
       uint8_t v;
       if (const Group& group = groups_[mg]; group.tracked) {
         const uint32_t delta = MirrorDelta(tile, from, to);
-        m->mirror_at = n.mirror_at;
-        AddToLane(m->mirror_at, mg, delta);
+        AddToLane(m->mirror_at, mg, delta);  // m came from n by MoveFirst, which leaves mirror_at alone
         v = group.by_cells[n.mirror_at[mg] + delta];
       } else {
         v = LookupMirror(mg, s, tile, to);
