@@ -18,9 +18,11 @@
 #define NPUZZLE_ENGINE_MOVE_PRUNING_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "engine/moves.h"
@@ -30,15 +32,21 @@ namespace npuzzle {
 class MovePruning {
  public:
   static constexpr int kStart = 0;
-  static constexpr int kPruned = -1;
-  static constexpr int kMaxLength = 10;
-  // Building a machine of up to kMaxLength takes at most this much memory
-  // on any shape (measured: 44 MB on 8x8, 16 MB on 4x4).
-  static constexpr uint64_t kMaxBuildBytes = uint64_t{128} << 20;
+  // A state number none has: states are 16 bits, so that a machine stays in
+  // a fast cache (52,127 states at 14 moves on 5x5, 417 KB).
+  static constexpr int kPruned = UINT16_MAX;
+  static constexpr int kMaxLength = 14;
+  // A length whose machine builds in milliseconds on every shape, for a
+  // search to use while a longer one builds (MachineBuild).
+  static constexpr int kQuickLength = 10;
+  // A build stops at the longest length that fits in this much memory: 14
+  // moves on boards up to 5x5 (148 MB and 1.6 s on 5x5), 13 on wider ones,
+  // which would take a gigabyte or more at 14.
+  static constexpr uint64_t kMaxBuildBytes = uint64_t{256} << 20;
 
   // The machine for a rows x cols board, comparing sequences of up to
   // `max_length` moves (2 gives exactly "never undo the last move").
-  // Memory and time grow about fivefold for each two moves of length.
+  // Memory and time grow about sixfold for each two moves of length.
   // `stop`, when given, is asked every few thousand sequences: once it
   // says yes the build gives up and returns nothing.
   static std::optional<MovePruning> Build(int rows, int cols, int max_length,
@@ -54,10 +62,33 @@ class MovePruning {
   int states() const { return static_cast<int>(next_.size()); }
   // How many minimal sequences the machine rejects.
   int pruned_sequences() const { return pruned_sequences_; }
+  // The longest sequences it compares: the length asked for, or less where
+  // that build would have taken more than kMaxBuildBytes.
+  int length() const { return length_; }
 
  private:
-  std::vector<std::array<int32_t, kNumDirs>> next_;
+  std::vector<std::array<uint16_t, kNumDirs>> next_;
   int pruned_sequences_ = 0;
+  int length_ = 0;
+};
+
+// MovePruning::For on a thread of its own, for a search that goes on with
+// a shorter machine meanwhile: the longest take a second or more to build.
+class MachineBuild {
+ public:
+  MachineBuild(int rows, int cols, int length);
+  MachineBuild(const MachineBuild&) = delete;
+  MachineBuild& operator=(const MachineBuild&) = delete;
+  // Stops the build if it is still going (within milliseconds).
+  ~MachineBuild();
+
+  // The machine, once built; null until then.
+  const MovePruning* Ready() const { return machine_.load(); }
+
+ private:
+  std::atomic<bool> abandoned_{false};
+  std::atomic<const MovePruning*> machine_{nullptr};
+  std::thread thread_;  // last, so that it starts once the rest is made
 };
 
 }  // namespace npuzzle

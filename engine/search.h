@@ -91,10 +91,13 @@ struct SearchOptions {
   // are checked for shorter or earlier equivalents, which large searches
   // then skip (engine/move_pruning.h); 2 skips only the move that undoes
   // the last one.
-  int pruning_length = 10;
-  // IDA*: the machine is built (25 to 200 ms, once per shape in a
-  // process) only after the search has generated this many nodes, so that
-  // small searches never wait for it.
+  int pruning_length = 14;
+  // IDA*: the machine is built (once per shape and length in a process)
+  // only after the search has generated this many nodes, so that small
+  // searches never wait for it: of up to MovePruning::kQuickLength moves
+  // at once (at most 50 ms), and of the full length on a thread of its own
+  // (up to about 2 s and 256 MB on 5x5 and larger boards), taken up by the
+  // first pass after it is ready. At 0, the full length from the start.
   uint64_t pruning_after_generated = 5000000;
   // Set: one IDA* pass at this bound over only the subtree below the node
   // these moves reach from the start (a work unit of a job split across

@@ -5,8 +5,10 @@
 // depth beyond the machine's sequences, on all 49 shapes.
 #include "engine/move_pruning.h"
 
+#include <chrono>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -163,24 +165,102 @@ TEST(MovePruning, EveryBoardKeepsItsExhaustiveDistance) {
   }
 }
 
+// Breadth-first with and without `machine` to `depth` moves from a random
+// arrangement: every board is reached at the same distance.
+void ExpectEveryDistanceKept(int rows, int cols, const MovePruning& machine, int depth, std::mt19937_64& rng) {
+  const Board start = testing::RandomArrangement(rows, cols, rng);
+  const absl::flat_hash_map<Cells, int> pruned = Distances(start, &machine, depth);
+  const absl::flat_hash_map<Cells, int> plain = Distances(start, nullptr, depth);
+  ASSERT_EQ(pruned.size(), plain.size());
+  for (const auto& [cells, distance] : plain) {
+    auto it = pruned.find(cells);
+    ASSERT_TRUE(it != pruned.end()) << "a board " << distance << " moves away is never reached";
+    ASSERT_EQ(it->second, distance);
+  }
+}
+
+// The quick length on every shape; the full length, whose breadth-first
+// check to two moves past it takes about eight seconds a shape, on the
+// 15- and 24-puzzles' boards.
 TEST(MovePruning, EveryShapeKeepsEveryDistanceBeyondTheMachinesSequences) {
-  constexpr int kDepth = MovePruning::kMaxLength + 2;
   std::mt19937_64 rng(12);
   for (int rows = kMinSide; rows <= kMaxSide; ++rows) {
     for (int cols = kMinSide; cols <= kMaxSide; ++cols) {
       SCOPED_TRACE(absl::StrCat(rows, "x", cols));
-      const MovePruning& machine = *MovePruning::For(rows, cols, MovePruning::kMaxLength);
-      const Board start = testing::RandomArrangement(rows, cols, rng);
-      const absl::flat_hash_map<Cells, int> pruned = Distances(start, &machine, kDepth);
-      const absl::flat_hash_map<Cells, int> plain = Distances(start, nullptr, kDepth);
-      ASSERT_EQ(pruned.size(), plain.size());
-      for (const auto& [cells, distance] : plain) {
-        auto it = pruned.find(cells);
-        ASSERT_TRUE(it != pruned.end()) << "a board " << distance << " moves away is never reached";
-        ASSERT_EQ(it->second, distance);
-      }
+      const MovePruning& machine = *MovePruning::For(rows, cols, MovePruning::kQuickLength);
+      ExpectEveryDistanceKept(rows, cols, machine, MovePruning::kQuickLength + 2, rng);
     }
   }
+  for (auto [rows, cols] : {std::pair{4, 4}, std::pair{5, 5}}) {
+    SCOPED_TRACE(absl::StrCat(rows, "x", cols, " at ", MovePruning::kMaxLength, " moves"));
+    const MovePruning& machine = *MovePruning::For(rows, cols, MovePruning::kMaxLength);
+    ExpectEveryDistanceKept(rows, cols, machine, machine.length() + 2, rng);
+  }
+}
+
+// A longer machine rejects whatever a shorter one does, and more: the
+// shorter one's sequences are among its own.
+TEST(MovePruning, ALongerMachineRejectsEverythingAShorterOneDoes) {
+  std::mt19937_64 rng(13);
+  for (auto [rows, cols] : {std::pair{3, 3}, std::pair{4, 4}, std::pair{5, 5}, std::pair{2, 7}}) {
+    SCOPED_TRACE(absl::StrCat(rows, "x", cols));
+    const MovePruning& shorter = *MovePruning::For(rows, cols, MovePruning::kQuickLength);
+    const MovePruning& longer = *MovePruning::For(rows, cols, MovePruning::kMaxLength);
+    EXPECT_EQ(longer.length(), MovePruning::kMaxLength);
+    EXPECT_GE(longer.pruned_sequences(), shorter.pruned_sequences());
+    // Random walks that the shorter machine allows, checking every move
+    // on the way with both.
+    int only_longer = 0;
+    for (int walk = 0; walk < 500; ++walk) {
+      Node n{Cells(rows * cols, 0), static_cast<int>(rng() % (rows * cols)), MovePruning::kStart};
+      int short_state = MovePruning::kStart;
+      for (int step = 0; step < 60 && n.machine != MovePruning::kPruned; ++step) {
+        std::vector<int> allowed;
+        for (int d = 0; d < kNumDirs; ++d) {
+          const bool short_prunes = shorter.Next(short_state, static_cast<Dir>(d)) == MovePruning::kPruned;
+          const bool long_prunes = longer.Next(n.machine, static_cast<Dir>(d)) == MovePruning::kPruned;
+          ASSERT_TRUE(!short_prunes || long_prunes);
+          Node child = n;
+          if (!short_prunes && Slide(rows, cols, child, d)) allowed.push_back(d);
+        }
+        if (allowed.empty()) break;
+        const int d = allowed[rng() % allowed.size()];
+        Slide(rows, cols, n, d);
+        short_state = shorter.Next(short_state, static_cast<Dir>(d));
+        n.machine = longer.Next(n.machine, static_cast<Dir>(d));
+        only_longer += n.machine == MovePruning::kPruned;
+      }
+    }
+    if (rows * cols >= 16) EXPECT_GT(only_longer, 0);
+  }
+}
+
+// A build that would take more than kMaxBuildBytes stops at the last
+// length that fits, and the machine of that length is what it gives.
+TEST(MovePruning, ABuildPastItsMemoryBudgetGivesTheLongestThatFits) {
+  const MovePruning& wide = *MovePruning::For(8, 8, MovePruning::kMaxLength);
+  EXPECT_LT(wide.length(), MovePruning::kMaxLength);
+  EXPECT_GE(wide.length(), MovePruning::kQuickLength);
+  const MovePruning same = *MovePruning::Build(8, 8, wide.length());
+  EXPECT_EQ(same.length(), wide.length());
+  EXPECT_EQ(same.pruned_sequences(), wide.pruned_sequences());
+  EXPECT_EQ(same.states(), wide.states());
+}
+
+// A background build gives the machine For would, and one abandoned
+// stops at once and leaves nothing behind that a later build would reuse.
+TEST(MovePruning, ABackgroundBuildFinishesOrStopsWhenAbandoned) {
+  {
+    MachineBuild build(4, 5, MovePruning::kMaxLength);
+    while (build.Ready() == nullptr) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(build.Ready(), MovePruning::For(4, 5, MovePruning::kMaxLength));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  { MachineBuild abandoned(6, 7, MovePruning::kMaxLength); }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
+  const MovePruning* built = MovePruning::For(6, 7, MovePruning::kMaxLength);
+  ASSERT_NE(built, nullptr);
+  EXPECT_GE(built->length(), MovePruning::kQuickLength);
 }
 
 }  // namespace

@@ -383,6 +383,8 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
   WorkCounter c;
   const MovePruning* pruning = nullptr;
   const bool may_prune = MayPrune(p);
+  bool pruning_started = false;
+  std::optional<MachineBuild> longer;  // the full-length machine, while it builds
   BoundedDfs<H> dfs(p.puzzle, p.heuristic, p.options.seed);
   const typename H::Node root = p.heuristic.Start(p.start);
   const int start_h = H::Value(root);
@@ -396,10 +398,21 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
       break;
     }
     const uint64_t generated = monitor.Totals(c).generated;
-    if (may_prune && !pruning && generated >= p.options.pruning_after_generated) {
-      pruning = MovePruning::For(p.puzzle.rows(), p.puzzle.cols(), p.options.pruning_length,
-                                 [&monitor] { return monitor.Interrupted(); });
-      if (pruning) frontier.reset();  // grown again, without the subtrees the machine prunes
+    if (may_prune && !pruning_started && generated >= p.options.pruning_after_generated) {
+      // Mid-search, the quick machine at once and the full length on its
+      // own thread; from the start, the full length.
+      pruning_started = true;
+      const int quick = p.options.pruning_after_generated == 0
+                            ? p.options.pruning_length
+                            : std::min(p.options.pruning_length, MovePruning::kQuickLength);
+      pruning = MovePruning::For(p.puzzle.rows(), p.puzzle.cols(), quick, [&monitor] { return monitor.Interrupted(); });
+      if (p.options.pruning_length > quick) longer.emplace(p.puzzle.rows(), p.puzzle.cols(), p.options.pruning_length);
+      frontier.reset();  // grown again, without the subtrees the machine prunes
+    }
+    if (const MovePruning* full = longer ? longer->Ready() : nullptr) {
+      pruning = full;
+      longer.reset();
+      frontier.reset();
     }
     // Every bound so far held no solution, and the frontier lies above this
     // one, so a solution found below the frontier is exactly `bound` long.
