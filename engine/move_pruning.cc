@@ -226,13 +226,13 @@ Transitions Automaton(absl::Span<const std::string> sequences) {
 // The minimal sequences to reject, found breadth-first in U < D < L < R
 // order, so that every sequence met before another of the same length is
 // earlier in that order; all of them up to `length` moves, which is
-// max_length unless the next length would take more than
-// MovePruning::kMaxBuildBytes.
+// max_length unless the next length would take more than max_bytes.
 struct Pruned {
   std::vector<std::string> sequences;
   int length = 0;
 };
-std::optional<Pruned> PrunedSequences(int rows, int cols, int max_length, const std::function<bool()>& stop) {
+std::optional<Pruned> PrunedSequences(int rows, int cols, int max_length, const std::function<bool()>& stop,
+                                      uint64_t max_bytes) {
   constexpr uint64_t kSequencesPerCheck = 4096;
   uint64_t made = 0;
   Pruned pruned;
@@ -251,7 +251,7 @@ std::optional<Pruned> PrunedSequences(int rows, int cols, int max_length, const 
     // A parent has at most three children, as the fourth move undoes its
     // last. A level that could not fit is not started.
     const uint64_t children = 3 * level.size();
-    if (KeptSequences::BytesFor(kept.size() + children) + children * sizeof(uint32_t) > MovePruning::kMaxBuildBytes) {
+    if (KeptSequences::BytesFor(kept.size() + children) + children * sizeof(uint32_t) > max_bytes) {
       return pruned;
     }
     // Whether a sequence contains one already pruned, all of which are
@@ -281,8 +281,7 @@ std::optional<Pruned> PrunedSequences(int rows, int cols, int max_length, const 
       for (int d = 0; d < kNumDirs; ++d) {
         if (++made % kSequencesPerCheck == 0) {
           if (stop && stop()) return std::nullopt;
-          if (kept.Bytes() + (level.capacity() + next_level.capacity()) * sizeof(uint32_t) >
-              MovePruning::kMaxBuildBytes) {
+          if (kept.Bytes() + (level.capacity() + next_level.capacity()) * sizeof(uint32_t) > max_bytes) {
             // The machine of the lengths done.
             pruned.sequences.resize(pruned_before);
             return pruned;
@@ -363,8 +362,9 @@ std::optional<Transitions> Minimize(const Transitions& next, const std::function
 
 }  // namespace
 
-std::optional<MovePruning> MovePruning::Build(int rows, int cols, int max_length, const std::function<bool()>& stop) {
-  const std::optional<Pruned> pruned = PrunedSequences(rows, cols, max_length, stop);
+std::optional<MovePruning> MovePruning::Build(int rows, int cols, int max_length, const std::function<bool()>& stop,
+                                              uint64_t max_bytes) {
+  const std::optional<Pruned> pruned = PrunedSequences(rows, cols, max_length, stop, max_bytes);
   if (!pruned) return std::nullopt;
   // Found shortest first, so dropping the longest sequences from the end
   // leaves the machine of a shorter length, which is where a machine too

@@ -48,9 +48,11 @@ class MovePruning {
   // `max_length` moves (2 gives exactly "never undo the last move").
   // Memory and time grow about sixfold for each two moves of length.
   // `stop`, when given, is asked every few thousand sequences: once it
-  // says yes the build gives up and returns nothing.
+  // says yes the build gives up and returns nothing. Past `max_bytes`, the
+  // machine compares shorter sequences (length()).
   static std::optional<MovePruning> Build(int rows, int cols, int max_length,
-                                          const std::function<bool()>& stop = nullptr);
+                                          const std::function<bool()>& stop = nullptr,
+                                          uint64_t max_bytes = kMaxBuildBytes);
   // The same, built once per process for each shape and length (at most
   // kMaxLength); null when `stop` ended the build.
   static const MovePruning* For(int rows, int cols, int max_length, const std::function<bool()>& stop = nullptr);
@@ -63,7 +65,7 @@ class MovePruning {
   // How many minimal sequences the machine rejects.
   int pruned_sequences() const { return pruned_sequences_; }
   // The longest sequences it compares: the length asked for, or less where
-  // that build would have taken more than kMaxBuildBytes.
+  // that build would have taken more than its memory budget.
   int length() const { return length_; }
 
  private:

@@ -235,32 +235,34 @@ TEST(MovePruning, ALongerMachineRejectsEverythingAShorterOneDoes) {
   }
 }
 
-// A build that would take more than kMaxBuildBytes stops at the last
-// length that fits, and the machine of that length is what it gives.
+// A build that would take more than its budget stops at the last length
+// that fits, and the machine of that length is what it gives; the real
+// budget leaves 5x5 its 14 moves (checked above) and cuts 8x8's.
 TEST(MovePruning, ABuildPastItsMemoryBudgetGivesTheLongestThatFits) {
-  const MovePruning& wide = *MovePruning::For(8, 8, MovePruning::kMaxLength);
-  EXPECT_LT(wide.length(), MovePruning::kMaxLength);
-  EXPECT_GE(wide.length(), MovePruning::kQuickLength);
-  const MovePruning same = *MovePruning::Build(8, 8, wide.length());
-  EXPECT_EQ(same.length(), wide.length());
-  EXPECT_EQ(same.pruned_sequences(), wide.pruned_sequences());
-  EXPECT_EQ(same.states(), wide.states());
+  const MovePruning cut = *MovePruning::Build(4, 4, MovePruning::kMaxLength, nullptr, 8 << 20);
+  EXPECT_LT(cut.length(), MovePruning::kMaxLength);
+  EXPECT_GE(cut.length(), MovePruning::kQuickLength);
+  const MovePruning same = *MovePruning::Build(4, 4, cut.length());
+  EXPECT_EQ(same.length(), cut.length());
+  EXPECT_EQ(same.pruned_sequences(), cut.pruned_sequences());
+  EXPECT_EQ(same.states(), cut.states());
+  EXPECT_LT(MovePruning::For(8, 8, MovePruning::kMaxLength)->length(), MovePruning::kMaxLength);
 }
 
 // A background build gives the machine For would, and one abandoned
 // stops at once and leaves nothing behind that a later build would reuse.
 TEST(MovePruning, ABackgroundBuildFinishesOrStopsWhenAbandoned) {
   {
-    MachineBuild build(4, 5, MovePruning::kMaxLength);
+    MachineBuild build(3, 5, MovePruning::kMaxLength);
     while (build.Ready() == nullptr) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    EXPECT_EQ(build.Ready(), MovePruning::For(4, 5, MovePruning::kMaxLength));
+    EXPECT_EQ(build.Ready(), MovePruning::For(3, 5, MovePruning::kMaxLength));
   }
   const auto start = std::chrono::steady_clock::now();
-  { MachineBuild abandoned(6, 7, MovePruning::kMaxLength); }
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
-  const MovePruning* built = MovePruning::For(6, 7, MovePruning::kMaxLength);
+  { MachineBuild abandoned(4, 4, MovePruning::kMaxLength - 1); }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
+  const MovePruning* built = MovePruning::For(4, 4, MovePruning::kMaxLength - 1);
   ASSERT_NE(built, nullptr);
-  EXPECT_GE(built->length(), MovePruning::kQuickLength);
+  EXPECT_EQ(built->length(), MovePruning::kMaxLength - 1);
 }
 
 }  // namespace
