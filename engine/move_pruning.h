@@ -43,6 +43,9 @@ class MovePruning {
   // moves on boards up to 5x5 (148 MB and 1.6 s on 5x5), 13 on wider ones,
   // which would take a gigabyte or more at 14.
   static constexpr uint64_t kMaxBuildBytes = uint64_t{256} << 20;
+  // The quick length's build stays under this on every shape (8.4 MB
+  // resident for a whole process building 8x8's).
+  static constexpr uint64_t kQuickBuildBytes = uint64_t{32} << 20;
 
   // The machine for a rows x cols board, comparing sequences of up to
   // `max_length` moves (2 gives exactly "never undo the last move").

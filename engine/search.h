@@ -98,6 +98,8 @@ struct SearchOptions {
   // at once (at most 50 ms), and of the full length on a thread of its own
   // (up to about 2 s and 256 MB on 5x5 and larger boards), taken up by the
   // first pass after it is ready. At 0, the full length from the start.
+  // Under a memory limit below a build's, a shorter machine or none
+  // (ida_star.h's PruningLength).
   uint64_t pruning_after_generated = 5000000;
   // Set: one IDA* pass at this bound over only the subtree below the node
   // these moves reach from the start (a work unit of a job split across

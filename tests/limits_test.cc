@@ -10,6 +10,7 @@
 #include "engine/board_parser.h"
 #include "engine/goals.h"
 #include "engine/instances.h"
+#include "engine/move_pruning.h"
 #include "engine/puzzle.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -87,6 +88,27 @@ TEST(Limits, MemoryLimitStopsAStarCleanly) {
   EXPECT_EQ(r.status, SearchStatus::kMemoryLimit);
   EXPECT_GT(r.stats.expanded, 100000u);
   EXPECT_LT(PeakRss(), before + limit + (16 << 20));
+}
+
+// A memory limit below what the full-length pruning machine's build may
+// take keeps the quick machine, and one below even that keeps none; every
+// one of them finds the same optimal length.
+TEST(Limits, ASmallMemoryLimitKeepsTheQuickPruningMachine) {
+  const auto generated = [](uint64_t memory_limit, int pruning_length) {
+    SearchOptions options = WithLimits({.max_memory_bytes = memory_limit});
+    options.pruning_length = pruning_length;
+    options.pruning_after_generated = 0;
+    const SolveResult r = SolveAndReplay(Hard3x3(), Goal3x3(), "idastar", "manhattan", options);
+    EXPECT_EQ(r.status, SearchStatus::kSolved);
+    EXPECT_EQ(r.moves.size(), 31u);
+    return r.stats.generated;
+  };
+  const uint64_t undo_only = generated(0, 2);
+  const uint64_t quick = generated(MovePruning::kQuickBuildBytes, MovePruning::kMaxLength);
+  EXPECT_LT(quick, undo_only);
+  EXPECT_EQ(quick, generated(0, MovePruning::kQuickLength));
+  EXPECT_EQ(generated(MovePruning::kQuickBuildBytes - 1, MovePruning::kMaxLength), undo_only);
+  EXPECT_LT(generated(0, MovePruning::kMaxLength), quick);
 }
 
 TEST(Limits, DepthLimit) {

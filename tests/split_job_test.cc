@@ -41,8 +41,14 @@ struct Driven {
   std::vector<int> units_per_threshold;
 };
 
+// The quick machine, for the coordinator and the units alike: the split
+// protocol is the same at any length, and the full length's build would
+// take a second on each of the larger shapes. The service tests split jobs
+// with the full length.
+constexpr int kPruningLength = MovePruning::kQuickLength;
+
 const MovePruning* MachineFor(const Board& b) {
-  return MovePruning::For(b.rows(), b.cols(), SearchOptions().pruning_length, [] { return false; });
+  return MovePruning::For(b.rows(), b.cols(), kPruningLength, [] { return false; });
 }
 
 // Searches one unit here, as a worker would.
@@ -53,6 +59,7 @@ SolveResult SearchUnit(const Board& start, const Board& goal, const std::string&
   r.goal = goal;
   r.algorithm = algorithm;
   r.options.subtree = SearchOptions::SubtreePass{unit.prefix, unit.bound};
+  r.options.pruning_length = kPruningLength;
   absl::StatusOr<SolveResult> solved = Solve(r);
   EXPECT_TRUE(solved.ok()) << solved.status();
   return solved.ok() ? *solved : SolveResult{};
@@ -357,6 +364,7 @@ TEST(SplitJob, KorfInstanceCutsLargeUnitsAndResumesFromEachCheckpoint) {
   plain.goal = goal;
   plain.algorithm = "idastar";
   plain.options.pruning_after_generated = 0;
+  plain.options.pruning_length = kPruningLength;
   std::map<int, uint64_t> plain_expanded;  // by the threshold that followed
   plain.options.on_checkpoint = [&](const IterationCheckpoint& c) { plain_expanded[c.next_bound] = c.expanded; };
   ASSERT_TRUE(Solve(plain).ok());

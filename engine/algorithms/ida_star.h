@@ -323,12 +323,17 @@ typename BoundedDfs<H>::Pass ParallelPass(const SearchProblem<H>& p, const MoveP
   return result;
 }
 
-// Whether the pruning machine may be built: it is used only in large
-// searches, and not under a memory limit below what its build may take.
+// The longest pruning machine the search may use, 0 for none: it is used
+// only in large searches, and not under a memory limit below what its
+// build may take (kMaxBuildBytes for the full length, far less for the
+// quick one).
 template <Heuristic H>
-bool MayPrune(const SearchProblem<H>& p) {
+int PruningLength(const SearchProblem<H>& p) {
   const uint64_t memory_limit = p.options.limits.max_memory_bytes;
-  return p.options.pruning_length > 2 && (memory_limit == 0 || memory_limit >= MovePruning::kMaxBuildBytes);
+  const int length = p.options.pruning_length;
+  if (length <= 2 || (memory_limit != 0 && memory_limit < MovePruning::kQuickBuildBytes)) return 0;
+  const bool below_full_build = memory_limit != 0 && memory_limit < MovePruning::kMaxBuildBytes;
+  return below_full_build ? std::min(length, MovePruning::kQuickLength) : length;
 }
 
 // One pass below the node SearchOptions::subtree names: a work unit, which
@@ -338,10 +343,12 @@ SearchOutcome SubtreeSearch(const SearchProblem<H>& p) {
   const SearchOptions::SubtreePass& unit = *p.options.subtree;
   SearchMonitor monitor(p.options);
   WorkCounter c;
-  const MovePruning* pruning = MayPrune(p)
-                                   ? MovePruning::For(p.puzzle.rows(), p.puzzle.cols(), p.options.pruning_length,
-                                                      [&monitor] { return monitor.Interrupted(); })
-                                   : nullptr;
+  // A shorter machine than the coordinator's, under a small memory limit,
+  // prunes less, which never loses a solution.
+  const int length = PruningLength(p);
+  const MovePruning* pruning = length > 0 ? MovePruning::For(p.puzzle.rows(), p.puzzle.cols(), length,
+                                                             [&monitor] { return monitor.Interrupted(); })
+                                          : nullptr;
   Tiles root = p.start;
   uint8_t entry = kNoMove;
   int machine = MovePruning::kStart;
@@ -382,7 +389,7 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
   SearchMonitor monitor(p.options);
   WorkCounter c;
   const MovePruning* pruning = nullptr;
-  const bool may_prune = MayPrune(p);
+  const int pruning_length = PruningLength(p);
   bool pruning_started = false;
   std::optional<MachineBuild> longer;  // the full-length machine, while it builds
   BoundedDfs<H> dfs(p.puzzle, p.heuristic, p.options.seed);
@@ -398,15 +405,14 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
       break;
     }
     const uint64_t generated = monitor.Totals(c).generated;
-    if (may_prune && !pruning_started && generated >= p.options.pruning_after_generated) {
+    if (pruning_length > 0 && !pruning_started && generated >= p.options.pruning_after_generated) {
       // Mid-search, the quick machine at once and the full length on its
       // own thread; from the start, the full length.
       pruning_started = true;
-      const int quick = p.options.pruning_after_generated == 0
-                            ? p.options.pruning_length
-                            : std::min(p.options.pruning_length, MovePruning::kQuickLength);
+      const int quick =
+          p.options.pruning_after_generated == 0 ? pruning_length : std::min(pruning_length, MovePruning::kQuickLength);
       pruning = MovePruning::For(p.puzzle.rows(), p.puzzle.cols(), quick, [&monitor] { return monitor.Interrupted(); });
-      if (p.options.pruning_length > quick) longer.emplace(p.puzzle.rows(), p.puzzle.cols(), p.options.pruning_length);
+      if (pruning_length > quick) longer.emplace(p.puzzle.rows(), p.puzzle.cols(), pruning_length);
       frontier.reset();  // grown again, without the subtrees the machine prunes
     }
     if (const MovePruning* full = longer ? longer->Ready() : nullptr) {
