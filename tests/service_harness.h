@@ -17,7 +17,8 @@
 
 namespace npuzzle::testing {
 
-// A free TCP port on loopback (bound and released; fine for tests).
+// A free TCP port on loopback (bound and released; fine for tests), never
+// one of the service's default ports.
 int FreePort();
 
 class Process {
