@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -72,6 +73,29 @@ class CancelToken {
   std::atomic<bool> cancelled_{false};
 };
 
+// Lets another thread ask a subtree pass (SearchOptions::SubtreePass) to
+// give part of its work away, for idle processes to search: at its next
+// check-in with the monitor (every few milliseconds) the pass takes the
+// untried moves of its shallowest node that has any, which root the
+// largest subtrees it has not begun, and hands their move sequences from
+// the start to `give`. If `give` returns true the pass never searches
+// them: whoever took them must. If it returns false (they could not be
+// passed on) the pass keeps them.
+class HandBack {
+ public:
+  explicit HandBack(std::function<bool(std::vector<std::vector<Dir>>)> give) : give_(std::move(give)) {}
+  void Request() { wanted_.store(true, std::memory_order_relaxed); }
+  // For the pass: whether a request came since the last call.
+  bool TakeRequest() {
+    return wanted_.load(std::memory_order_relaxed) && wanted_.exchange(false, std::memory_order_relaxed);
+  }
+  bool Give(std::vector<std::vector<Dir>> prefixes) const { return give_(std::move(prefixes)); }
+
+ private:
+  const std::function<bool(std::vector<std::vector<Dir>>)> give_;
+  std::atomic<bool> wanted_{false};
+};
+
 struct SearchOptions {
   SearchLimits limits;
   std::optional<uint64_t> seed;  // set: shuffle equal successors reproducibly
@@ -108,6 +132,7 @@ struct SearchOptions {
   struct SubtreePass {
     std::vector<Dir> prefix;
     int bound = 0;
+    HandBack* hand_back = nullptr;  // may be null: the pass gives nothing away
   };
   std::optional<SubtreePass> subtree;
 };

@@ -441,6 +441,9 @@ void JobManager::Received(WorkerLink* link, const v1::WorkerMessage& m) {
     case v1::WorkerMessage::kFinished:
       HandleFinished(*w, m.finished());
       break;
+    case v1::WorkerMessage::kHandedBack:
+      if (std::optional<UnitName> unit = ParseUnitKey(m.handed_back().job_id())) UnitHandedBack(*unit, m.handed_back());
+      break;
     case v1::WorkerMessage::kReleased:
       if (std::optional<UnitName> unit = ParseUnitKey(m.released().job_id())) {
         if (Holds(*w, m.released().job_id(), m.released().attempt())) {

@@ -208,6 +208,11 @@ class JobManager {
   bool LeaseUnit(Worker& w, std::optional<int32_t> floor) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The running split job a unit belongs to, at `attempt`, or null.
   Active* SplitOf(const UnitName& unit, int attempt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Subtrees a unit's worker handed back, as it gave them or with its
+  // result; false when they are unusable and the job has failed.
+  void UnitHandedBack(const UnitName& unit, const v1::HandedBack& given) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool TakeHandedBack(Active& a, const UnitName& unit, const google::protobuf::RepeatedPtrField<std::string>& prefixes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UnitFinished(Worker& w, const UnitName& unit, const v1::JobFinished& f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UnitProgress(const Worker& w, const UnitName& unit, int attempt, const v1::Progress& progress)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -33,6 +33,13 @@ v1::JobSpec UnitSpec(const v1::JobSpec& job, uint64_t nodes_left, absl::Duration
   return spec;
 }
 
+v1::CoordinatorMessage HandBackMessage(const std::string& key, int attempt) {
+  v1::CoordinatorMessage m;
+  m.mutable_hand_back()->set_job_id(key);
+  m.mutable_hand_back()->set_attempt(attempt);
+  return m;
+}
+
 }  // namespace
 
 void JobManager::StartSplit(Active& a) {
@@ -136,6 +143,8 @@ void JobManager::UnitFinished(Worker& w, const UnitName& unit, const v1::JobFini
     Finish(*a, v1::JOB_STATE_DONE, &result, "");
     return;
   }
+  // What it handed back first: its result covers the rest of its subtree.
+  if (!TakeHandedBack(*a, unit, f.handed_back())) return;
   std::string holder;
   const SplitJob::Verdict verdict = a->split->Finished(unit.unit, w.id, f.result(), f.next_bound(), &holder);
   if (!holder.empty()) StopUnit(holder, key, f.attempt());
@@ -180,7 +189,39 @@ void JobManager::UnitProgress(const Worker& w, const UnitName& unit, int attempt
     Finish(*a, v1::JOB_STATE_DONE, &result, "");
     return;
   }
-  ShowSplitProgress(*a, absl::Now(), /*force=*/false);
+  const absl::Time now = absl::Now();
+  if (workers_.Freest() != nullptr && a->split->AskHandBack(unit.unit, now)) {
+    w.link->Send(HandBackMessage(UnitKey(unit.job_id, unit.unit), attempt));
+  }
+  ShowSplitProgress(*a, now, /*force=*/false);
+}
+
+void JobManager::UnitHandedBack(const UnitName& unit, const v1::HandedBack& given) {
+  Active* a = SplitOf(unit, given.attempt());
+  if (a != nullptr && TakeHandedBack(*a, unit, given.prefixes())) ShowSplitProgress(*a, absl::Now(), /*force=*/false);
+}
+
+bool JobManager::TakeHandedBack(Active& a, const UnitName& unit,
+                                const google::protobuf::RepeatedPtrField<std::string>& prefixes) {
+  std::vector<std::vector<Dir>> subtrees;
+  absl::StatusOr<int> added = 0;
+  for (const std::string& text : prefixes) {
+    absl::StatusOr<std::vector<Dir>> prefix = ParseMoves(text);
+    if (!prefix.ok()) {
+      added = prefix.status();
+      break;
+    }
+    subtrees.push_back(*std::move(prefix));
+  }
+  if (added.ok()) added = a.split->HandedBack(unit.unit, subtrees);
+  if (added.ok()) {
+    metrics_.UnitsHandedBack(*added);
+    return true;
+  }
+  // Its worker searches none of them, so without them no answer is sure.
+  Finish(a, v1::JOB_STATE_FAILED, nullptr,
+         absl::StrCat("a work unit's hand back is unusable: ", added.status().message()));
+  return false;
 }
 
 void JobManager::ShowSplitProgress(Active& a, absl::Time now, bool force) {

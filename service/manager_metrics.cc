@@ -27,6 +27,8 @@ ManagerMetrics::ManagerMetrics(Sources sources) : sources_(std::move(sources)) {
   attempts_ = m.AddCounter("npuzzle_job_attempts_total", "jobs handed to a worker (each attempt counts)");
   requeued_lost_ = m.AddCounter(requeues, requeues_help, {{"reason", "worker_lost"}});
   requeued_released_ = m.AddCounter(requeues, requeues_help, {{"reason", "released"}});
+  units_handed_back_ = m.AddCounter("npuzzle_split_units_handed_back_total",
+                                    "work units made of subtrees that running units handed back for idle workers");
   nodes_expanded_ = m.AddCounter("npuzzle_nodes_expanded_total", "states expanded by finished jobs");
   commits_ = m.AddCounter("npuzzle_store_commits_total", "job store commits, each one transaction and one sync");
   writes_ = m.AddCounter("npuzzle_store_writes_total", "job changes stored (many share a commit under load)");

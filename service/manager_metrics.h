@@ -52,6 +52,7 @@ class ManagerMetrics {
   void Submitted() { submitted_->Increment(); }
   void Attempt() { attempts_->Increment(); }
   void Requeued(bool lost) { (lost ? requeued_lost_ : requeued_released_)->Increment(); }
+  void UnitsHandedBack(int units) { units_handed_back_->Increment(units); }
   // A job that reached its final state, as stored.
   void Finished(const v1::Job& job);
   // One store commit of `writes` changes.
@@ -74,6 +75,7 @@ class ManagerMetrics {
   prometheus::Counter* attempts_;
   prometheus::Counter* requeued_lost_;
   prometheus::Counter* requeued_released_;
+  prometheus::Counter* units_handed_back_;
   prometheus::Counter* nodes_expanded_;
   prometheus::Counter* commits_;
   prometheus::Counter* writes_;

@@ -18,6 +18,7 @@ constexpr int kMaxFrontierDepth = 40;
 // of a threshold and at least this many nodes: smaller ones cost less
 // than their messages.
 constexpr uint64_t kMinNodesToCut = 100000;
+constexpr absl::Duration kHandBackInterval = absl::Milliseconds(500);
 
 }  // namespace
 
@@ -47,10 +48,14 @@ SplitJob::SplitJob(Params params) : p_(std::move(params)), max_out_(static_cast<
   for (std::vector<Dir>& root : frontier.roots) Queue(std::move(root));
 }
 
-void SplitJob::Queue(std::vector<Dir> prefix) {
+void SplitJob::Queue(std::vector<Dir> prefix, int64_t origin) {
   const int64_t id = next_id_++;
-  units_[id] = Entry{.prefix = std::move(prefix)};
-  waiting_.push_back(id);
+  units_[id] = Entry{.prefix = std::move(prefix), .origin = origin == 0 ? id : origin};
+  if (origin == 0) {
+    waiting_.push_back(id);
+  } else {
+    waiting_.push_front(id);
+  }
 }
 
 std::optional<SplitJob::Unit> SplitJob::Lease(const std::string& worker) {
@@ -91,6 +96,39 @@ void SplitJob::Return(int64_t unit) {
   e.progress.Clear();
   --out_;
   waiting_.push_front(unit);
+}
+
+bool SplitJob::AskHandBack(int64_t unit, absl::Time now) {
+  auto it = units_.find(unit);
+  if (it == units_.end() || it->second.state != State::kOut || !waiting_.empty() || out_ >= max_out_ ||
+      units_.size() >= kMaxUnits) {
+    return false;
+  }
+  Entry& e = it->second;
+  if (e.progress.expanded() < kMinNodesToCut || now - e.asked < kHandBackInterval) return false;
+  e.asked = now;
+  return true;
+}
+
+absl::StatusOr<int> SplitJob::HandedBack(int64_t unit, const std::vector<std::vector<Dir>>& prefixes) {
+  // Another threshold's unit, or one done: a result for its whole subtree
+  // came first, from a worker that searched it again.
+  if (!Pending(unit)) return 0;
+  const Entry& e = units_.at(unit);
+  for (const std::vector<Dir>& prefix : prefixes) {
+    if (prefix.size() <= e.prefix.size() || !std::equal(e.prefix.begin(), e.prefix.end(), prefix.begin())) {
+      return absl::InvalidArgumentError(absl::StrCat("work unit ", unit, " (", MovesToString(e.prefix),
+                                                     ") handed back ", MovesToString(prefix), ", not below it"));
+    }
+  }
+  // First in, in the order given (the order its pass would search them).
+  int added = 0;
+  for (auto prefix = prefixes.rbegin(); prefix != prefixes.rend(); ++prefix) {
+    if (!units_.at(unit).handed_back.insert(*prefix).second) continue;
+    Queue(*prefix, units_.at(unit).origin);
+    ++added;
+  }
+  return added;
 }
 
 void SplitJob::Progress(int64_t unit, const v1::Progress& progress) {
@@ -185,11 +223,19 @@ void SplitJob::NextThreshold(int bound) {
   uint64_t total = 0;
   for (const auto& [id, e] : units_) total += e.expanded;
   const double share = static_cast<double>(total) / static_cast<double>(kUnitsPerWorker * max_out_);
+  // A unit and what was handed back from it are one subtree again: its
+  // nodes are theirs together, and it is empty only if they all were.
+  for (auto& [id, e] : units_) {
+    if (e.origin == id) continue;
+    Entry& origin = units_.at(e.origin);
+    origin.expanded += e.expanded;
+    origin.empty = origin.empty && e.empty;
+  }
   std::vector<std::vector<Dir>> next;
   size_t left = units_.size();
   for (auto& [id, e] : units_) {
     --left;
-    if (e.empty) continue;
+    if (e.origin != id || e.empty) continue;
     // A unit that expanded its root and found nothing has no goal at its
     // root, so its children cover everything it did.
     const bool cut =

@@ -20,8 +20,14 @@
 // times the nodes). A unit that took more than its share of a threshold
 // (IDA*'s passes grow by a similar factor in every subtree) is cut into
 // its children for the next, so no unit is much more than a 32nd of a
-// worker's share and a threshold's tail is short. Not thread-safe: the
-// job manager guards it.
+// worker's share and a threshold's tail is short. What is left of the
+// tail, a few units still running while workers are idle, is met by hand
+// backs: a running unit is asked to give away the untried subtrees nearest
+// its root (engine/search.h's HandBack), which become units of their own.
+// The unit's result then covers the rest of its subtree and the subtrees
+// it gave cover theirs, so together they cover what the unit would have;
+// for the next threshold they are one unit again, and cut by the same
+// rule. Not thread-safe: the job manager guards it.
 #ifndef NPUZZLE_SERVICE_SPLIT_JOB_H_
 #define NPUZZLE_SERVICE_SPLIT_JOB_H_
 
@@ -34,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "engine/board.h"
@@ -102,6 +109,18 @@ class SplitJob {
   // Its worker was lost or let it go: hand it out again (first).
   void Return(int64_t unit);
 
+  // Whether to ask a running unit's worker for part of it back, when other
+  // workers are idle (the caller knows) and none of this job's units
+  // waits: yes for a unit that has searched long enough to be worth
+  // cutting, at most twice a second (a unit near its end may have nothing
+  // to give, and is not asked again at every report).
+  bool AskHandBack(int64_t unit, absl::Time now);
+  // Subtrees below a unit of this threshold that its worker will not search
+  // (sent as it gives them, and again with its result): each not yet known
+  // becomes a unit, handed out first. An error when one does not lie below
+  // the unit. Returns how many units it added.
+  absl::StatusOr<int> HandedBack(int64_t unit, const std::vector<std::vector<Dir>>& prefixes);
+
   // A running unit's latest progress.
   void Progress(int64_t unit, const v1::Progress& progress);
   // A running unit's latest rate (0 when not out). Most units end before
@@ -141,16 +160,22 @@ class SplitJob {
   enum class State { kWaiting, kOut, kDone };
   struct Entry {
     std::vector<Dir> prefix;
+    // The unit of this threshold's first units it was handed back from,
+    // itself if none: the next threshold searches that one's whole subtree.
+    int64_t origin = 0;
     State state = State::kWaiting;
     std::string worker;
     uint64_t expanded = 0;
     bool empty = false;  // nothing lies below it: not searched again
     v1::Progress progress;
+    absl::Time asked = absl::InfinitePast();  // for part of it back
+    std::set<std::vector<Dir>> handed_back;
   };
 
   // Starts the next threshold: units too large are cut into children.
   void NextThreshold(int bound);
-  void Queue(std::vector<Dir> prefix);
+  // Adds a unit, waiting last, or first when handed back from `origin`.
+  void Queue(std::vector<Dir> prefix, int64_t origin = 0);
   void Count(const v1::Stats& stats, const std::string& worker);
   double RateOf(const Entry& e) const;
 

@@ -39,20 +39,13 @@ class FakeLink : public WorkerLink {
     closed_ = why;
   }
   std::vector<v1::Assignment> Assignments() {
-    absl::MutexLock lock(&mu_);
-    std::vector<v1::Assignment> out;
-    for (const auto& m : sent_) {
-      if (m.has_assign()) out.push_back(m.assign());
-    }
-    return out;
+    return Sent(&v1::CoordinatorMessage::has_assign, &v1::CoordinatorMessage::assign);
   }
   std::vector<v1::CancelRequest> Cancels() {
-    absl::MutexLock lock(&mu_);
-    std::vector<v1::CancelRequest> out;
-    for (const auto& m : sent_) {
-      if (m.has_cancel()) out.push_back(m.cancel());
-    }
-    return out;
+    return Sent(&v1::CoordinatorMessage::has_cancel, &v1::CoordinatorMessage::cancel);
+  }
+  std::vector<v1::HandBackRequest> HandBacks() {
+    return Sent(&v1::CoordinatorMessage::has_hand_back, &v1::CoordinatorMessage::hand_back);
   }
   std::string closed() {
     absl::MutexLock lock(&mu_);
@@ -60,6 +53,16 @@ class FakeLink : public WorkerLink {
   }
 
  private:
+  template <class T>
+  std::vector<T> Sent(bool (v1::CoordinatorMessage::*has)() const, const T& (v1::CoordinatorMessage::*get)() const) {
+    absl::MutexLock lock(&mu_);
+    std::vector<T> out;
+    for (const auto& m : sent_) {
+      if ((m.*has)()) out.push_back((m.*get)());
+    }
+    return out;
+  }
+
   absl::Mutex mu_;
   std::vector<v1::CoordinatorMessage> sent_;
   std::string closed_;
@@ -100,18 +103,31 @@ v1::WorkerMessage Finished(const v1::Assignment& a, const std::string& status = 
   return m;
 }
 
-// A worker's answer to a work unit, searched here as a worker would.
-v1::WorkerMessage UnitResult(const v1::Assignment& a) {
+// A worker's answer to a work unit, searched here as a worker would. With
+// `handed_back`, the unit is asked for part of itself back as it starts,
+// and the message that gives it back goes there (its result lists it too).
+v1::WorkerMessage UnitResult(const v1::Assignment& a, v1::WorkerMessage* handed_back = nullptr) {
   absl::StatusOr<SolveRequest> request = RequestFromSpec(a.spec());
   EXPECT_TRUE(request.ok()) << request.status();
-  request->options.subtree = SearchOptions::SubtreePass{*ParseMoves(a.unit().prefix()), a.unit().bound()};
+  v1::WorkerMessage m;
+  v1::JobFinished* finished = m.mutable_finished();
+  HandBack hand_back([&](std::vector<std::vector<Dir>> prefixes) {
+    handed_back->mutable_handed_back()->set_job_id(a.job_id());
+    handed_back->mutable_handed_back()->set_attempt(a.attempt());
+    for (const std::vector<Dir>& prefix : prefixes) {
+      handed_back->mutable_handed_back()->add_prefixes(MovesToString(prefix));
+      finished->add_handed_back(MovesToString(prefix));
+    }
+    return true;
+  });
+  if (handed_back != nullptr) hand_back.Request();
+  request->options.subtree = SearchOptions::SubtreePass{*ParseMoves(a.unit().prefix()), a.unit().bound(), &hand_back};
   absl::StatusOr<SolveResult> solved = Solve(*request);
   EXPECT_TRUE(solved.ok()) << solved.status();
-  v1::WorkerMessage m;
-  m.mutable_finished()->set_job_id(a.job_id());
-  m.mutable_finished()->set_attempt(a.attempt());
-  *m.mutable_finished()->mutable_result() = ResultToProto(*solved);
-  m.mutable_finished()->set_next_bound(solved->next_bound);
+  finished->set_job_id(a.job_id());
+  finished->set_attempt(a.attempt());
+  *finished->mutable_result() = ResultToProto(*solved);
+  finished->set_next_bound(solved->next_bound);
   return m;
 }
 
@@ -615,6 +631,101 @@ TEST_F(JobManagerTest, SplitJobRunsOnSeveralWorkersSurvivesALostOneAndEndsOnce) 
   }
   EXPECT_EQ(finals, 1);
   EXPECT_TRUE(saw_units);
+}
+
+// The end of a threshold: one worker idle, the other's unit still
+// running. Its progress brings a request for part of it back; what it
+// hands back goes to the idle worker at once, and the answer is as short.
+TEST_F(JobManagerTest, AnIdleWorkerGetsWhatALongUnitHandsBack) {
+  const v1::Job job = *manager_->Submit(SplitSpec("8 6 7 2 5 4 3 0 1", 2));
+  auto w1 = Connect("w1");
+  auto w2 = Connect("w2");
+  size_t answered1 = 0, answered2 = 0;
+  // On to the threshold before the solution's (29), and to a unit there
+  // with nodes below its root to hand back.
+  std::optional<v1::Assignment> long_unit;
+  v1::WorkerMessage handed_back;
+  v1::WorkerMessage long_result;
+  for (int round = 0; round < 100000 && !long_unit; ++round) {
+    ASSERT_EQ(Get(job.id()).state(), v1::JOB_STATE_RUNNING);
+    const v1::Assignment a = w1->Assignments().at(answered1);
+    if (Get(job.id()).progress().bound() >= 29) {
+      handed_back.Clear();
+      long_result = UnitResult(a, &handed_back);
+      if (handed_back.handed_back().prefixes_size() > 0) {
+        long_unit = a;
+        break;
+      }
+    }
+    ASSERT_GT(AnswerUnits(w1.get(), &answered1, 1) + AnswerUnits(w2.get(), &answered2, 1), 0);
+  }
+  ASSERT_TRUE(long_unit);
+  const int threshold = Get(job.id()).progress().bound();
+  while (AnswerUnits(w2.get(), &answered2, 1) > 0) {
+  }
+  ASSERT_EQ(Get(job.id()).state(), v1::JOB_STATE_RUNNING);
+  ASSERT_EQ(Get(job.id()).progress().bound(), threshold);
+  const int units = Get(job.id()).progress().units_total();
+  EXPECT_EQ(Get(job.id()).progress().units_done(), units - 1);
+
+  // A unit that has searched little is not worth cutting.
+  v1::WorkerMessage progress;
+  progress.mutable_progress()->set_job_id(long_unit->job_id());
+  progress.mutable_progress()->set_attempt(long_unit->attempt());
+  progress.mutable_progress()->mutable_progress()->set_expanded(1000);
+  Receive(w1.get(), progress);
+  EXPECT_TRUE(w1->HandBacks().empty());
+  progress.mutable_progress()->mutable_progress()->set_expanded(500000);
+  Receive(w1.get(), progress);
+  ASSERT_EQ(w1->HandBacks().size(), 1u);
+  EXPECT_EQ(w1->HandBacks()[0].job_id(), long_unit->job_id());
+  EXPECT_EQ(w1->HandBacks()[0].attempt(), long_unit->attempt());
+  Receive(w1.get(), progress);
+  EXPECT_EQ(w1->HandBacks().size(), 1u) << "asked again at once";
+
+  const int given = handed_back.handed_back().prefixes_size();
+  Receive(w1.get(), handed_back);
+  EXPECT_EQ(testing::MetricValue(manager_->metrics().Render(), "npuzzle_split_units_handed_back_total"), given);
+  EXPECT_EQ(Get(job.id()).progress().units_total(), units + given);
+  ASSERT_EQ(w2->Assignments().size(), answered2 + 1) << "the idle worker got nothing";
+  const v1::Assignment taken = w2->Assignments().back();
+  EXPECT_EQ(taken.unit().prefix(), handed_back.handed_back().prefixes(0));
+  EXPECT_THAT(taken.unit().prefix(), ::testing::StartsWith(long_unit->unit().prefix()));
+  // Repeated, as a worker does after reconnecting: counted once.
+  Receive(w1.get(), handed_back);
+  EXPECT_EQ(Get(job.id()).progress().units_total(), units + given);
+  EXPECT_EQ(testing::MetricValue(manager_->metrics().Render(), "npuzzle_split_units_handed_back_total"), given);
+
+  Receive(w1.get(), long_result);
+  ++answered1;
+  for (int round = 0; round < 100000 && store_->Get(job.id())->state() == v1::JOB_STATE_RUNNING; ++round) {
+    ASSERT_GT(AnswerUnits(w1.get(), &answered1, 1) + AnswerUnits(w2.get(), &answered2, 1), 0);
+  }
+  const v1::Job done = *store_->Get(job.id());
+  EXPECT_EQ(done.state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(done.result().status(), "solved");
+  EXPECT_EQ(done.result().length(), 31);
+  EXPECT_TRUE(done.result().optimal());
+}
+
+// A worker that hands back what does not lie below its unit has left part
+// of the unit unsearched: the job fails, saying so, and nothing else does.
+TEST_F(JobManagerTest, ASubtreeHandedBackFromOutsideItsUnitFailsTheJob) {
+  const v1::Job job = *manager_->Submit(SplitSpec("8 6 7 2 5 4 3 0 1", 2));
+  auto w1 = Connect("w1");
+  const v1::Assignment unit = w1->Assignments()[0];
+  std::string outside = unit.unit().prefix();
+  outside.pop_back();
+  v1::WorkerMessage m;
+  m.mutable_handed_back()->set_job_id(unit.job_id());
+  m.mutable_handed_back()->set_attempt(unit.attempt());
+  m.mutable_handed_back()->add_prefixes(outside);
+  Receive(w1.get(), m);
+  const v1::Job failed = *store_->Get(job.id());
+  EXPECT_EQ(failed.state(), v1::JOB_STATE_FAILED);
+  EXPECT_THAT(failed.error(), HasSubstr("handed back " + outside + ", not below it"));
+  // Its worker is free for the next job.
+  EXPECT_EQ(manager_->Submit(Spec())->state(), v1::JOB_STATE_RUNNING);
 }
 
 TEST_F(JobManagerTest, CancellingASplitJobStopsEveryUnitOutAndFreesTheirWorkers) {

@@ -32,6 +32,11 @@ struct Faults {
   double lose = 0;    // a unit's worker is lost before it reports
   double repeat = 0;  // a result arrives twice
   double late = 0;    // a worker thought lost reports after its unit went out again
+  // A unit is asked for part of itself back as it starts (and hands back
+  // the subtrees below its root); the message that gives them is lost, and
+  // only its result lists them.
+  double hand_back = 0;
+  double hand_back_lost = 0;
 };
 
 struct Driven {
@@ -52,13 +57,13 @@ const MovePruning* MachineFor(const Board& b) {
 }
 
 // Searches one unit here, as a worker would.
-SolveResult SearchUnit(const Board& start, const Board& goal, const std::string& algorithm,
-                       const SplitJob::Unit& unit) {
+SolveResult SearchUnit(const Board& start, const Board& goal, const std::string& algorithm, const SplitJob::Unit& unit,
+                       HandBack* hand_back = nullptr) {
   SolveRequest r;
   r.start = start;
   r.goal = goal;
   r.algorithm = algorithm;
-  r.options.subtree = SearchOptions::SubtreePass{unit.prefix, unit.bound};
+  r.options.subtree = SearchOptions::SubtreePass{unit.prefix, unit.bound, hand_back};
   r.options.pruning_length = kPruningLength;
   absl::StatusOr<SolveResult> solved = Solve(r);
   EXPECT_TRUE(solved.ok()) << solved.status();
@@ -112,7 +117,16 @@ Driven Drive(const Board& start, const Board& goal, const std::string& algorithm
       EXPECT_TRUE(again && again->id == unit.id);
       rerun_by = "late";
     }
-    const SolveResult solved = SearchUnit(start, goal, algorithm, unit);
+    std::vector<std::vector<Dir>> given;
+    HandBack hand_back([&, id = unit.id](std::vector<std::vector<Dir>> prefixes) {
+      if (!chance(faults.hand_back_lost)) EXPECT_TRUE(job.HandedBack(id, prefixes).ok());
+      given.insert(given.end(), prefixes.begin(), prefixes.end());
+      return true;
+    });
+    if (chance(faults.hand_back)) hand_back.Request();
+    const SolveResult solved = SearchUnit(start, goal, algorithm, unit, &hand_back);
+    // Its result lists them again.
+    EXPECT_TRUE(job.HandedBack(unit.id, given).ok());
     const v1::Result result = ResultToProto(solved);
     std::string holder;
     const SplitJob::Verdict verdict = job.Finished(unit.id, worker, result, solved.next_bound, &holder);
@@ -255,13 +269,98 @@ TEST(WorkSplit, ASubtreesChildrenCoverIt) {
   EXPECT_GT(compared, 10);
 }
 
+// What a subtree pass covers: the subtree below its prefix at its bound,
+// less what it handed back, plus what those cover in turn.
+struct Covered {
+  uint64_t expanded = 0;
+  int next_bound = 0;  // the least over them; 0: none
+  int units = 0;
+  std::vector<Dir> solution;
+};
+
+// Searches the unit below `prefix` at `bound`, asking it for part of itself
+// back at its `ask_at`th check-in (progress is reported at every one), and
+// then whatever it handed back, the same way `levels` deep. When
+// `passed_on` is false the hand back cannot be delivered, and the unit
+// keeps its work.
+void Cover(const Board& start, const Board& goal, const std::vector<Dir>& prefix, int bound, int ask_at, int levels,
+           bool passed_on, Covered* c) {
+  std::vector<std::vector<Dir>> given;
+  HandBack hand_back([&](std::vector<std::vector<Dir>> prefixes) {
+    if (passed_on) given.insert(given.end(), prefixes.begin(), prefixes.end());
+    return passed_on;
+  });
+  SolveRequest r;
+  r.start = start;
+  r.goal = goal;
+  r.algorithm = "idastar";
+  r.options.subtree = SearchOptions::SubtreePass{prefix, bound, &hand_back};
+  r.options.pruning_length = kPruningLength;
+  r.options.progress_interval = absl::ZeroDuration();
+  int reports = 0;
+  r.options.on_progress = [&](const Progress&) {
+    if (++reports == ask_at && levels > 0) hand_back.Request();
+  };
+  absl::StatusOr<SolveResult> solved = Solve(r);
+  ASSERT_TRUE(solved.ok()) << solved.status();
+  c->expanded += solved->stats.expanded;
+  ++c->units;
+  if (solved->status == SearchStatus::kSolved) {
+    c->solution = solved->moves;
+    return;
+  }
+  ASSERT_EQ(solved->status, SearchStatus::kDepthLimit);
+  if (solved->next_bound != 0 && (c->next_bound == 0 || solved->next_bound < c->next_bound)) {
+    c->next_bound = solved->next_bound;
+  }
+  for (const std::vector<Dir>& subtree : given) {
+    if (!c->solution.empty()) return;
+    Cover(start, goal, subtree, bound, ask_at, levels - 1, passed_on, c);
+  }
+}
+
+// Korf's instance 4 (56 moves) as one unit, asked for part of itself back
+// partway through (and so is each part it hands back, three levels deep): at the
+// threshold below the solution the parts expand exactly the nodes the
+// whole unit does and see the same least f beyond it; at the solution's
+// threshold one of them finds a solution as long. A hand back that cannot
+// be delivered leaves the unit to search all of it.
+TEST(SubtreePass, WhatAUnitHandsBackAndWhatItKeepsCoverItExactly) {
+  const KorfInstance korf = LoadKorfInstances("korf100.txt", 4)[3];
+  ASSERT_EQ(korf.id, 4);
+  const Board goal = *ParseBoard("0 1 2 3 / 4 5 6 7 / 8 9 10 11 / 12 13 14 15");
+  Covered whole;
+  Cover(korf.start, goal, {}, korf.optimal_length - 2, 1, 0, true, &whole);
+  ASSERT_EQ(whole.units, 1);
+  ASSERT_GT(whole.expanded, 1000000u);
+  for (int ask_at : {1, 2, 5}) {
+    SCOPED_TRACE(absl::StrCat("asked at check-in ", ask_at));
+    Covered parts;
+    Cover(korf.start, goal, {}, korf.optimal_length - 2, ask_at, 3, true, &parts);
+    EXPECT_GT(parts.units, 3);
+    EXPECT_EQ(parts.expanded, whole.expanded);
+    EXPECT_EQ(parts.next_bound, whole.next_bound);
+    EXPECT_TRUE(parts.solution.empty());
+
+    Covered kept;
+    Cover(korf.start, goal, {}, korf.optimal_length - 2, ask_at, 3, false, &kept);
+    EXPECT_EQ(kept.units, 1);
+    EXPECT_EQ(kept.expanded, whole.expanded);
+
+    Covered solved;
+    Cover(korf.start, goal, {}, korf.optimal_length, ask_at, 3, true, &solved);
+    ASSERT_EQ(solved.solution.size(), static_cast<size_t>(korf.optimal_length));
+    EXPECT_EQ(*ApplyMoves(korf.start, solved.solution), goal);
+  }
+}
+
 // Every shape from 2x2 to 8x8, random goals, scrambles of several lengths:
 // the split job answers exactly IDA*'s length, never more than the
-// scramble, with moves that replay, whatever order its units finish in and
-// whatever faults befall them.
-TEST(SplitJob, EveryShapeAgreesWithIdaStarDespiteLostRepeatedAndLateUnits) {
+// scramble, with moves that replay, whatever order its units finish in,
+// whatever faults befall them, and whatever they hand back.
+TEST(SplitJob, EveryShapeAgreesWithIdaStarDespiteLostRepeatedLateAndHandedBackUnits) {
   std::mt19937_64 rng(2026);
-  const Faults faults{.lose = 0.1, .repeat = 0.1, .late = 0.05};
+  const Faults faults{.lose = 0.1, .repeat = 0.1, .late = 0.05, .hand_back = 0.1, .hand_back_lost = 0.3};
   for (int rows = 2; rows <= 8; ++rows) {
     for (int cols = 2; cols <= 8; ++cols) {
       const Board goal = testing::RandomArrangement(rows, cols, rng);
@@ -348,7 +447,8 @@ TEST(SplitJob, KorfInstanceCutsLargeUnitsAndResumesFromEachCheckpoint) {
   ASSERT_EQ(korf.id, 4);
   const Board goal = *ParseBoard("0 1 2 3 / 4 5 6 7 / 8 9 10 11 / 12 13 14 15");
   std::mt19937_64 rng(4);
-  const Driven d = Drive(korf.start, goal, "idastar", 2, rng, {.lose = 0.02, .repeat = 0.02, .late = 0.02});
+  const Driven d = Drive(korf.start, goal, "idastar", 2, rng,
+                         {.lose = 0.02, .repeat = 0.02, .late = 0.02, .hand_back = 0.02, .hand_back_lost = 0.5});
   ASSERT_EQ(d.verdict, SplitJob::Verdict::kSolved);
   EXPECT_EQ(d.result.length(), korf.optimal_length);
   ExpectReplays(korf.start, goal, d.result);

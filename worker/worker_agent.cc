@@ -175,6 +175,12 @@ void WorkerAgent::Session(v1::WorkerService::Stub& stub) {
       absl::MutexLock lock(&mu_);
       auto it = jobs_.find(incoming.cancel().job_id());
       if (it != jobs_.end() && it->second->attempt == incoming.cancel().attempt()) it->second->cancel.Cancel();
+    } else if (incoming.has_hand_back()) {
+      absl::MutexLock lock(&mu_);
+      auto it = jobs_.find(incoming.hand_back().job_id());
+      if (it != jobs_.end() && it->second->attempt == incoming.hand_back().attempt() && it->second->hand_back) {
+        it->second->hand_back->Request();
+      }
     }
   }
   {
@@ -195,6 +201,21 @@ void WorkerAgent::StartJob(const v1::Assignment& assignment) {
   job->id = assignment.job_id();
   job->attempt = assignment.attempt();
   job->resume = assignment.checkpoint();
+  if (assignment.has_unit()) {
+    // Given away only once the coordinator has it: what a pass gives is
+    // searched by no one else otherwise.
+    job->hand_back = std::make_unique<HandBack>([this, job = job.get()](std::vector<std::vector<Dir>> prefixes) {
+      v1::WorkerMessage m;
+      v1::HandedBack* given = m.mutable_handed_back();
+      given->set_job_id(job->id);
+      given->set_attempt(job->attempt);
+      for (const std::vector<Dir>& prefix : prefixes) given->add_prefixes(MovesToString(prefix));
+      if (!Send(m)) return false;
+      absl::MutexLock lock(&mu_);
+      job->handed_back.insert(job->handed_back.end(), given->prefixes().begin(), given->prefixes().end());
+      return true;
+    });
+  }
   {
     absl::MutexLock lock(&mu_);
     if (jobs_.contains(job->id)) return;  // a repeat
@@ -235,7 +256,8 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignm
   if (request.ok() && assignment.has_unit()) {
     absl::StatusOr<std::vector<Dir>> prefix = ParseMoves(assignment.unit().prefix());
     if (prefix.ok()) {
-      request->options.subtree = SearchOptions::SubtreePass{*std::move(prefix), assignment.unit().bound()};
+      request->options.subtree =
+          SearchOptions::SubtreePass{*std::move(prefix), assignment.unit().bound(), job->hand_back.get()};
     } else {
       request = prefix.status();
     }
@@ -279,6 +301,7 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignm
     absl::MutexLock lock(&mu_);
     release = job->release;
     CountExpanded(*job, run_expanded);
+    for (const std::string& prefix : job->handed_back) finished->add_handed_back(prefix);
     (release ? released_ : finished_)->Increment();
     if (!release) {
       recent_.push_back(*finished);

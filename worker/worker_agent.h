@@ -67,6 +67,10 @@ class WorkerAgent {
     std::optional<v1::Progress> unsent_progress;
     uint64_t counted_expanded = 0;  // already added to the expanded counter
     double node_rate = 0;
+    // A work unit's: how the coordinator asks it to give part of itself
+    // back, and the subtrees it gave (sent again with its result).
+    std::unique_ptr<HandBack> hand_back;
+    std::vector<std::string> handed_back;
   };
 
   void Session(v1::WorkerService::Stub& stub);

@@ -44,6 +44,13 @@ class BoundedDfs {
   BoundedDfs(const Puzzle& puzzle, const H& heuristic, std::optional<uint64_t> seed)
       : puzzle_(puzzle), heuristic_(heuristic), order_(seed) {}
 
+  // Passes below the node `prefix` reaches from the start give work away
+  // when `hand_back` asks (see HandBack).
+  void AllowHandBack(HandBack* hand_back, std::vector<Dir> prefix) {
+    hand_back_ = hand_back;
+    hand_back_prefix_ = std::move(prefix);
+  }
+
   // Explores below `root` (at depth g0, entered by move `entry`, or
   // kNoMove at the start) every path with f <= bound, until a goal is
   // found or the monitor stops the search. With `pruning`, the machine
@@ -95,16 +102,6 @@ class BoundedDfs {
     // WorkCounter, which GCC kept in memory: a load and a store a count.
     uint64_t expanded = counter.expanded, generated = counter.generated, allowed = counter.allowed;
     int best_h = counter.best_h;
-    const auto may_expand = [&] {
-      counter.expanded = expanded;
-      counter.generated = generated;
-      counter.best_h = best_h;
-      const bool ok = counter.MayExpand(monitor);
-      expanded = counter.expanded;
-      generated = counter.generated;
-      allowed = counter.allowed;
-      return ok;
-    };
     int next_bound = INT_MAX;
     int g = g0;
     int blank = root.blank();
@@ -113,81 +110,85 @@ class BoundedDfs {
     *f = Frame{puzzle.Expand(root.blank(), entry, order_.Pick()), root_h, entry, root.blank(), machine};
     // The inner loop makes no calls, so that GCC keeps its variables in
     // registers (a call may change any register that functions need not
-    // preserve): it leaves to check in with the monitor, and the goal's
-    // path is read from the stack after it.
+    // preserve): it leaves to check in with the monitor (and to give work
+    // away, when asked), and the goal's path is read from the stack after it.
     Dir last = Dir::kUp;  // the move onto the goal
-    if (!may_expand()) {
-      pass.stopped = true;
-    } else {
+    for (;;) {
+      // The node just entered (the root, at first) counts once the
+      // monitor allows it.
+      counter.expanded = expanded;
+      counter.generated = generated;
+      counter.best_h = best_h;
+      const bool goes_on = counter.MayExpand(monitor);
+      expanded = counter.expanded;
+      generated = counter.generated;
+      allowed = counter.allowed;
+      if (!goes_on) {
+        pass.stopped = true;
+        break;
+      }
+      if (hand_back_ != nullptr && hand_back_->TakeRequest()) GiveAway(base, f, pruning);
       ++expanded;
       for (;;) {
-        for (;;) {
-          MoveList::Step step;
-          if (!f->successors.Next(&step)) {
-            if (f == base) break;
-            Slide(s, blank, f->parent_blank);
-            blank = f->parent_blank;
-            --f;
-            --g;
-            continue;
-          }
-          const Dir d = step.dir;
-          int child_machine = MovePruning::kStart;
-          if constexpr (kPrunes) {
-            child_machine = pruning->Next(f->machine, d);
-            if (child_machine == MovePruning::kPruned) continue;
-          }
-          const int to = step.to;
-          const int tile = Puzzle::TileAt(s, to);
-          ++generated;
-          HNode child;
-          if constexpr (TwoStageHeuristic<H>) {
-            // A child whose first estimate already puts it over the bound,
-            // and at or above the smallest f seen over it, can change
-            // nothing: the rest of its estimate is not worth a lookup.
-            child = heuristic.MoveFirst(s, f->node, tile, to, blank);
-            const int first_f = g + 1 + H::FirstValue(child);
-            if (first_f > bound && first_f >= next_bound) continue;
-            heuristic.MoveRest(s, f->node, tile, to, blank, &child);
-          } else {
-            child = heuristic.Move(s, f->node, tile, to, blank);
-          }
-          const int h = H::Value(child);
-          const int child_f = g + 1 + h;
-          if (child_f > bound) {
-            if (child_f < next_bound) next_bound = child_f;
-            continue;
-          }
-          Slide(s, blank, to);
-          if (h == 0 && puzzle.IsGoal(s)) {
-            pass.found = true;
-            last = d;
-            break;
-          }
-          ++expanded;
-          best_h = std::min(best_h, h);
-          ++f;
-          ++g;
-          // Field by field: a temporary Frame copied in whole stalled on
-          // its own partial writes.
-          f->successors = puzzle.Expand(to, static_cast<uint8_t>(d), kShuffles ? order_.Pick() : 0);
-          f->node = child;
-          f->entry = static_cast<int>(d);
-          f->parent_blank = blank;
-          f->machine = child_machine;
-          blank = to;
-          if (expanded > allowed) [[unlikely]]
-            break;
+        MoveList::Step step;
+        if (!f->successors.Next(&step)) {
+          if (f == base) break;
+          Slide(s, blank, f->parent_blank);
+          blank = f->parent_blank;
+          --f;
+          --g;
+          continue;
         }
-        if (expanded <= allowed) break;  // the pass is over
-        // The node just entered counts once the monitor allows it.
-        --expanded;
-        if (!may_expand()) {
-          pass.stopped = true;
+        const Dir d = step.dir;
+        int child_machine = MovePruning::kStart;
+        if constexpr (kPrunes) {
+          child_machine = pruning->Next(f->machine, d);
+          if (child_machine == MovePruning::kPruned) continue;
+        }
+        const int to = step.to;
+        const int tile = Puzzle::TileAt(s, to);
+        ++generated;
+        HNode child;
+        if constexpr (TwoStageHeuristic<H>) {
+          // A child whose first estimate already puts it over the bound,
+          // and at or above the smallest f seen over it, can change
+          // nothing: the rest of its estimate is not worth a lookup.
+          child = heuristic.MoveFirst(s, f->node, tile, to, blank);
+          const int first_f = g + 1 + H::FirstValue(child);
+          if (first_f > bound && first_f >= next_bound) continue;
+          heuristic.MoveRest(s, f->node, tile, to, blank, &child);
+        } else {
+          child = heuristic.Move(s, f->node, tile, to, blank);
+        }
+        const int h = H::Value(child);
+        const int child_f = g + 1 + h;
+        if (child_f > bound) {
+          if (child_f < next_bound) next_bound = child_f;
+          continue;
+        }
+        Slide(s, blank, to);
+        if (h == 0 && puzzle.IsGoal(s)) {
+          pass.found = true;
+          last = d;
           break;
         }
         ++expanded;
+        best_h = std::min(best_h, h);
+        ++f;
+        ++g;
+        // Field by field: a temporary Frame copied in whole stalled on
+        // its own partial writes.
+        f->successors = puzzle.Expand(to, static_cast<uint8_t>(d), kShuffles ? order_.Pick() : 0);
+        f->node = child;
+        f->entry = static_cast<int>(d);
+        f->parent_blank = blank;
+        f->machine = child_machine;
+        blank = to;
+        if (expanded > allowed) [[unlikely]]
+          break;
       }
+      if (expanded <= allowed) break;  // the pass is over
+      --expanded;
     }
     if (pass.found) {
       for (Frame* p = base + 1; p <= f; ++p) pass.path.push_back(static_cast<Dir>(p->entry));
@@ -201,6 +202,28 @@ class BoundedDfs {
     while (written > 0 && stack_[written].entry == kUnused) --written;
     pass.deepest = g0 + static_cast<int>(written);
     return pass;
+  }
+
+  struct Frame;
+
+  // Hands the untried moves of the shallowest frame that has any to
+  // hand_back_, leaving out those the machine prunes (the pass would skip
+  // them too); once taken, the frame forgets them.
+  ABSL_ATTRIBUTE_NOINLINE void GiveAway(Frame* base, Frame* deepest, const MovePruning* pruning) {
+    for (Frame* frame = base; frame <= deepest; ++frame) {
+      std::vector<std::vector<Dir>> given;
+      Expansion untried = frame->successors;
+      for (MoveList::Step step; untried.Next(&step);) {
+        if (pruning != nullptr && pruning->Next(frame->machine, step.dir) == MovePruning::kPruned) continue;
+        std::vector<Dir> prefix = hand_back_prefix_;
+        for (Frame* p = base + 1; p <= frame; ++p) prefix.push_back(static_cast<Dir>(p->entry));
+        prefix.push_back(step.dir);
+        given.push_back(std::move(prefix));
+      }
+      if (given.empty()) continue;
+      if (hand_back_->Give(std::move(given))) frame->successors = Expansion();
+      return;
+    }
   }
 
   static void Slide(Tiles& s, int blank, int to) {
@@ -228,6 +251,8 @@ class BoundedDfs {
   const H& heuristic_;
   SuccessorOrder order_;
   std::vector<Frame> stack_;
+  HandBack* hand_back_ = nullptr;
+  std::vector<Dir> hand_back_prefix_;
 };
 
 // The nodes a fixed number of moves below the start (never undoing a move),
@@ -365,6 +390,7 @@ SearchOutcome SubtreeSearch(const SearchProblem<H>& p) {
   monitor.SetBound(unit.bound);
   monitor.AddIteration();
   BoundedDfs<H> dfs(p.puzzle, p.heuristic, p.options.seed);
+  if (unit.hand_back != nullptr) dfs.AllowHandBack(unit.hand_back, unit.prefix);
   const int g0 = static_cast<int>(unit.prefix.size());
   typename BoundedDfs<H>::Pass pass = dfs.Run(root, root_h, g0, entry, pruning, machine, unit.bound, c, monitor);
   c.NoteOpen(pass.deepest);

@@ -90,14 +90,20 @@ class Run {
         auto it = links_.find(in.Next(3));
         if (it == links_.end() || ids_.empty()) break;
         v1::WorkerMessage m;
-        switch (in.Next(5)) {
+        switch (in.Next(6)) {
           case 0:
             m.mutable_heartbeat()->add_running()->set_job_id(Target(in));
             break;
           case 1:
             m.mutable_progress()->set_job_id(Target(in));
             m.mutable_progress()->set_attempt(in.Next(5));
-            m.mutable_progress()->mutable_progress()->set_expanded(in.Next(100));
+            // Enough, at times, for the coordinator to ask for part of a unit back.
+            m.mutable_progress()->mutable_progress()->set_expanded(in.Next(2) ? in.Next(100) : 1000000);
+            break;
+          case 4:
+            m.mutable_handed_back()->set_job_id(Target(in));
+            m.mutable_handed_back()->set_attempt(in.Next(5));
+            AddPrefixes(in, m.mutable_handed_back()->mutable_prefixes());
             break;
           case 2:
             *m.mutable_finished() = Finished(in);
@@ -161,7 +167,16 @@ class Run {
         f.set_error("boom");
         break;
     }
+    AddPrefixes(in, f.mutable_handed_back());
     return f;
+  }
+
+  // Up to three subtrees handed back: moves, now and then one no move names.
+  static void AddPrefixes(Input& in, google::protobuf::RepeatedPtrField<std::string>* prefixes) {
+    for (int n = in.Next(4); n > 0; --n) {
+      std::string* prefix = prefixes->Add();
+      for (int moves = in.Next(12); moves > 0; --moves) prefix->push_back("UDLRX"[in.Next(5)]);
+    }
   }
 
   // A known job, or one of its first work units.
