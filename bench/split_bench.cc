@@ -35,6 +35,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "bench/bench_util.h"
+#include "tests/http_get.h"
 #include "tests/service_harness.h"
 #include "worker/job_spec.h"
 
@@ -56,8 +57,16 @@ struct Run {
   double expanded = 0;
   int length = 0;
   int units = 0;
+  int handed_back = 0;         // of those units
   double coordinator_cpu = 0;  // seconds
 };
+
+// Units made of what running units handed back, by the coordinator so far.
+int HandedBack(const testing::Coordinator& c) {
+  absl::StatusOr<testing::HttpResponse> page = testing::HttpGet("127.0.0.1", c.metrics_port(), "/metrics");
+  if (!page.ok()) return 0;
+  return static_cast<int>(testing::MetricValue(page->body, "npuzzle_split_units_handed_back_total").value_or(0));
+}
 
 // A process's user and system CPU time so far, from /proc.
 double CpuSeconds(pid_t pid) {
@@ -71,14 +80,20 @@ double CpuSeconds(pid_t pid) {
 
 std::optional<Run> RunJob(testing::Coordinator& c, const v1::JobSpec& spec) {
   const double cpu = CpuSeconds(c.process()->pid());
+  const int handed_back = HandedBack(c);
   const absl::Time start = absl::Now();
   absl::StatusOr<v1::Job> job = testing::Submit(c.stub(), spec);
   if (!job.ok()) return std::nullopt;
   const testing::Watched w = testing::WatchToEnd(c.stub(), job->id(), absl::Hours(2));
   const v1::Job* done = w.final_job();
   if (done == nullptr || done->result().status() != "solved") return std::nullopt;
-  return Run{absl::ToDoubleSeconds(absl::Now() - start), static_cast<double>(done->result().stats().expanded()),
-             done->result().length(), done->result().stats().work_units(), CpuSeconds(c.process()->pid()) - cpu};
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  return Run{seconds,
+             static_cast<double>(done->result().stats().expanded()),
+             done->result().length(),
+             done->result().stats().work_units(),
+             HandedBack(c) - handed_back,
+             CpuSeconds(c.process()->pid()) - cpu};
 }
 
 int Main() {
@@ -96,8 +111,8 @@ int Main() {
   many_workers.Start();
   std::vector<KorfInstance> korf = LoadKorfInstances(absl::GetFlag(FLAGS_file), absl::GetFlag(FLAGS_side));
   std::vector<double> vs_plain, vs_split_on_one, cpu_per_unit;
-  std::cout << absl::StrFormat("%-8s %-6s %-26s %10s %14s %6s %8s %14s\n", "instance", "length", "run", "seconds",
-                               "expanded", "units", "vs first", "coordinator s");
+  std::cout << absl::StrFormat("%-8s %-6s %-26s %10s %14s %6s %12s %8s %14s\n", "instance", "length", "run", "seconds",
+                               "expanded", "units", "handed back", "vs first", "coordinator s");
   for (const std::string& id : absl::GetFlag(FLAGS_ids)) {
     const KorfInstance& k = korf.at(std::stoi(id) - 1);
     v1::JobSpec one = testing::SpecFor(k.start.ToString(), "blank-first", "idastar", absl::GetFlag(FLAGS_heuristic));
@@ -119,7 +134,7 @@ int Main() {
                                      {absl::StrFormat("one worker, %d threads", workers), &many_workers, threaded},
                                      {absl::StrFormat("split over %d workers", workers), &many_workers, split}};
     std::vector<std::vector<double>> seconds(kinds.size()), expanded(kinds.size()), cpu(kinds.size());
-    std::vector<int> units(kinds.size());
+    std::vector<int> units(kinds.size()), handed_back(kinds.size());
     for (int r = 0; r < absl::GetFlag(FLAGS_repeats); ++r) {
       for (size_t i = 0; i < kinds.size(); ++i) {
         std::optional<Run> run = RunJob(*kinds[i].where, kinds[i].spec);
@@ -130,12 +145,13 @@ int Main() {
         seconds[i].push_back(run->seconds);
         expanded[i].push_back(run->expanded);
         units[i] = run->units;
+        handed_back[i] = run->handed_back;
         cpu[i].push_back(run->coordinator_cpu);
       }
     }
     for (size_t i = 0; i < kinds.size(); ++i) {
-      std::cout << absl::StrFormat("%-8s %-6d %-26s %10.2f %14.0f %6d %7.2fx %14.3f\n", id, k.optimal_length,
-                                   kinds[i].name, Median(seconds[i]), Median(expanded[i]), units[i],
+      std::cout << absl::StrFormat("%-8s %-6d %-26s %10.2f %14.0f %6d %12d %7.2fx %14.3f\n", id, k.optimal_length,
+                                   kinds[i].name, Median(seconds[i]), Median(expanded[i]), units[i], handed_back[i],
                                    Median(seconds[i]) / Median(seconds[0]), Median(cpu[i]));
     }
     vs_plain.push_back(Median(seconds[3]) / Median(seconds[0]));

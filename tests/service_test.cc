@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -15,11 +16,13 @@
 #include "engine/instances.h"
 #include "engine/moves.h"
 #include "engine/puzzle.h"
+#include "engine/solver.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/descriptor.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "health_check.grpc.pb.h"
+#include "npuzzle/v1/worker.grpc.pb.h"
 #include "server_reflection.grpc.pb.h"
 #include "service/job_store.h"
 #include "sqlite3.h"
@@ -427,6 +430,109 @@ TEST(Service, SplitJobSurvivesAWorkerKilledMidThreshold) {
   bool units_seen = false;
   for (const v1::JobEvent& e : w.events) units_seen |= e.has_progress() && e.progress().units_total() > 0;
   EXPECT_TRUE(units_seen);
+}
+
+// The worker's side of a hand back, against a coordinator played here. A
+// unit (all of a Korf instance, at a threshold below its solution) is asked
+// for part of itself back at its first progress report. The worker hands
+// back subtrees below it and lists them again with its result; searched
+// here, they and the result expand exactly the nodes the whole unit does,
+// and see the same least f beyond the threshold.
+TEST(Service, AWorkerHandsBackPartOfAUnitWhenAsked) {
+  class PlayedCoordinator final : public v1::WorkerService::Service {
+   public:
+    explicit PlayedCoordinator(v1::Assignment unit) : unit_(std::move(unit)) {}
+    grpc::Status Connect(grpc::ServerContext*,
+                         grpc::ServerReaderWriter<v1::CoordinatorMessage, v1::WorkerMessage>* stream) override {
+      v1::WorkerMessage m;
+      if (!stream->Read(&m) || !m.has_hello()) return grpc::Status::OK;
+      v1::CoordinatorMessage out;
+      *out.mutable_assign() = unit_;
+      stream->Write(out);
+      bool asked = false;
+      while (stream->Read(&m)) {
+        if (m.has_progress() && !asked) {
+          asked = true;
+          out.mutable_hand_back()->set_job_id(unit_.job_id());
+          out.mutable_hand_back()->set_attempt(unit_.attempt());
+          stream->Write(out);
+        }
+        absl::MutexLock lock(&mu_);
+        if (m.has_handed_back()) {
+          handed_back_.insert(handed_back_.end(), m.handed_back().prefixes().begin(), m.handed_back().prefixes().end());
+        }
+        if (m.has_finished() && !finished_) finished_ = m.finished();
+      }
+      return grpc::Status::OK;
+    }
+    std::optional<v1::JobFinished> Await(absl::Duration timeout) {
+      absl::MutexLock lock(&mu_);
+      mu_.AwaitWithTimeout(absl::Condition(
+                               +[](std::optional<v1::JobFinished>* f) { return f->has_value(); }, &finished_),
+                           timeout);
+      return finished_;
+    }
+    std::vector<std::string> handed_back() {
+      absl::MutexLock lock(&mu_);
+      return handed_back_;
+    }
+
+   private:
+    const v1::Assignment unit_;
+    absl::Mutex mu_;
+    std::vector<std::string> handed_back_ ABSL_GUARDED_BY(mu_);
+    std::optional<v1::JobFinished> finished_ ABSL_GUARDED_BY(mu_);
+  };
+
+  const int bound = kKorf17Length - 4;
+  v1::Assignment unit;
+  unit.set_job_id("job-played/1");
+  unit.set_attempt(1);
+  *unit.mutable_spec() = SpecFor(kKorf17, "blank-first", "idastar", "manhattan");
+  unit.mutable_unit()->set_bound(bound);
+  PlayedCoordinator coordinator(unit);
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&coordinator);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_GT(port, 0);
+  testing::TempDir dir;
+  {
+    testing::Process worker(
+        {absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-worker"), absl::StrCat("--coordinator=127.0.0.1:", port),
+         "--worker-id=w", absl::StrCat("--data-dir=", dir.path()), "--progress-interval-ms=20", "--metrics-listen="},
+        dir.path() + "/worker.log");
+    const std::optional<v1::JobFinished> finished = coordinator.Await(testing::Scaled(absl::Seconds(60)));
+    ASSERT_TRUE(finished) << worker.Log();
+    ASSERT_EQ(finished->error(), "");
+    EXPECT_EQ(finished->result().status(), "depth_limit");
+    const std::vector<std::string> listed(finished->handed_back().begin(), finished->handed_back().end());
+    ASSERT_FALSE(listed.empty()) << "nothing handed back";
+    EXPECT_EQ(listed, coordinator.handed_back());
+
+    auto search = [&](const std::string& prefix) {
+      absl::StatusOr<SolveRequest> r = RequestFromSpec(unit.spec());
+      EXPECT_TRUE(r.ok()) << r.status();
+      r->options.subtree = SearchOptions::SubtreePass{*ParseMoves(prefix), bound};
+      absl::StatusOr<SolveResult> solved = Solve(*r);
+      EXPECT_TRUE(solved.ok()) << solved.status();
+      return solved.ok() ? *solved : SolveResult{};
+    };
+    const SolveResult whole = search("");
+    uint64_t expanded = finished->result().stats().expanded();
+    int next_bound = finished->next_bound();
+    for (const std::string& prefix : listed) {
+      EXPECT_GT(prefix.size(), 0u);
+      const SolveResult part = search(prefix);
+      EXPECT_EQ(part.status, SearchStatus::kDepthLimit);
+      expanded += part.stats.expanded;
+      if (part.next_bound != 0) next_bound = std::min(next_bound, part.next_bound);
+    }
+    EXPECT_EQ(expanded, whole.stats.expanded);
+    EXPECT_EQ(next_bound, whole.next_bound);
+  }
+  server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
 }
 
 // Cancelling a split job stops its units on every worker: jobs submitted
