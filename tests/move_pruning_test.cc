@@ -231,7 +231,9 @@ TEST(MovePruning, ALongerMachineRejectsEverythingAShorterOneDoes) {
         only_longer += n.machine == MovePruning::kPruned;
       }
     }
-    if (rows * cols >= 16) EXPECT_GT(only_longer, 0);
+    if (rows * cols >= 16) {
+      EXPECT_GT(only_longer, 0);
+    }
   }
 }
 

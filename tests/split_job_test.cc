@@ -119,7 +119,9 @@ Driven Drive(const Board& start, const Board& goal, const std::string& algorithm
     }
     std::vector<std::vector<Dir>> given;
     HandBack hand_back([&, id = unit.id](std::vector<std::vector<Dir>> prefixes) {
-      if (!chance(faults.hand_back_lost)) EXPECT_TRUE(job.HandedBack(id, prefixes).ok());
+      if (!chance(faults.hand_back_lost)) {
+        EXPECT_TRUE(job.HandedBack(id, prefixes).ok());
+      }
       given.insert(given.end(), prefixes.begin(), prefixes.end());
       return true;
     });
