@@ -114,7 +114,7 @@ absl::StatusOr<int> SplitJob::HandedBack(int64_t unit, const std::vector<std::ve
   // Another threshold's unit, or one done: a result for its whole subtree
   // came first, from a worker that searched it again.
   if (!Pending(unit)) return 0;
-  const Entry& e = units_.at(unit);
+  Entry& e = units_.at(unit);
   for (const std::vector<Dir>& prefix : prefixes) {
     if (prefix.size() <= e.prefix.size() || !std::equal(e.prefix.begin(), e.prefix.end(), prefix.begin())) {
       return absl::InvalidArgumentError(absl::StrCat("work unit ", unit, " (", MovesToString(e.prefix),
@@ -124,8 +124,8 @@ absl::StatusOr<int> SplitJob::HandedBack(int64_t unit, const std::vector<std::ve
   // First in, in the order given (the order its pass would search them).
   int added = 0;
   for (auto prefix = prefixes.rbegin(); prefix != prefixes.rend(); ++prefix) {
-    if (!units_.at(unit).handed_back.insert(*prefix).second) continue;
-    Queue(*prefix, units_.at(unit).origin);
+    if (!e.handed_back.insert(*prefix).second) continue;
+    Queue(*prefix, e.origin);  // std::map: `e` stays valid
     ++added;
   }
   return added;
