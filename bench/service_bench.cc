@@ -29,9 +29,9 @@
 #include "engine/instances.h"
 #include "grpcpp/grpcpp.h"
 #include "health_check.grpc.pb.h"
+#include "jobspec/job_spec.h"
 #include "service/job_store.h"
 #include "tests/service_harness.h"
-#include "worker/job_spec.h"
 
 ABSL_FLAG(int, samples, 1000, "latency samples of each kind");
 ABSL_FLAG(int, seconds, 30, "throughput run length");

@@ -35,9 +35,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "bench/bench_util.h"
+#include "jobspec/job_spec.h"
 #include "tests/http_get.h"
 #include "tests/service_harness.h"
-#include "worker/job_spec.h"
 
 ABSL_FLAG(std::vector<std::string>, ids, std::vector<std::string>({"17", "53"}), "Korf 15-puzzle instances to run");
 ABSL_FLAG(int, workers, 2, "local workers, and the split job's max_workers");

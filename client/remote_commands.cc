@@ -24,8 +24,8 @@
 #include "common/grpc_status.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
+#include "jobspec/job_spec.h"
 #include "npuzzle/v1/solver.grpc.pb.h"
-#include "worker/job_spec.h"
 
 ABSL_FLAG(std::string, server, "", "npuzzle server address (host:port); solve runs locally without it");
 ABSL_FLAG(std::string, job, "", "job id (watch, get, cancel; watch also takes ids as arguments)");

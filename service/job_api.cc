@@ -6,7 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "service/input_bounds.h"
+#include "jobspec/spec_bounds.h"
 
 namespace npuzzle {
 namespace {

@@ -10,9 +10,9 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "engine/solvability.h"
-#include "service/input_bounds.h"
+#include "jobspec/job_spec.h"
+#include "jobspec/spec_bounds.h"
 #include "service/job_messages.h"
-#include "worker/job_spec.h"
 
 namespace npuzzle {
 namespace {

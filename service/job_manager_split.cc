@@ -8,30 +8,15 @@
 #include "absl/time/clock.h"
 #include "engine/move_pruning.h"
 #include "engine/registry.h"
+#include "jobspec/job_spec.h"
+#include "jobspec/work_unit.h"
 #include "service/job_manager.h"
 #include "service/job_messages.h"
-#include "worker/job_spec.h"
 
 namespace npuzzle {
 namespace {
 
 constexpr absl::Duration kProgressInterval = absl::Milliseconds(250);
-
-// What a unit's worker runs: the job's spec on one thread, with what is
-// left of the job's node and time limits.
-v1::JobSpec UnitSpec(const v1::JobSpec& job, uint64_t nodes_left, absl::Duration time_left) {
-  v1::JobSpec spec = job;
-  spec.set_max_workers(0);
-  spec.set_threads(1);
-  spec.clear_labels();
-  spec.clear_request_id();
-  v1::Limits* limits = spec.mutable_limits();
-  if (limits->max_nodes() > 0) limits->set_max_nodes(nodes_left);
-  if (limits->max_time_ms() > 0) {
-    limits->set_max_time_ms(static_cast<uint64_t>(std::max<int64_t>(1, absl::ToInt64Milliseconds(time_left))));
-  }
-  return spec;
-}
 
 v1::CoordinatorMessage HandBackMessage(const std::string& key, int attempt) {
   v1::CoordinatorMessage m;

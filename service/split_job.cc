@@ -6,7 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "engine/work_split.h"
-#include "worker/job_spec.h"
+#include "jobspec/job_spec.h"
 
 namespace npuzzle {
 namespace {

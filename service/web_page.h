@@ -7,7 +7,7 @@
 
 namespace npuzzle {
 
-// The page with the catalog (worker/catalog.h) it builds its menus from.
+// The page with the catalog (jobspec/catalog.h) it builds its menus from.
 std::string WebPage();
 
 }  // namespace npuzzle

@@ -26,9 +26,9 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "jobspec/job_spec.h"
 #include "tests/exhaustive.h"
 #include "tests/service_harness.h"
-#include "worker/job_spec.h"
 
 namespace npuzzle {
 namespace {

@@ -15,13 +15,13 @@
 #include "engine/puzzle.h"
 #include "engine/registry.h"
 #include "gtest/gtest.h"
+#include "jobspec/job_spec.h"
 #include "nlohmann/json.hpp"
 #include "service/http_mapping.h"
 #include "service/token_book.h"
 #include "service/web_page.h"
 #include "tests/http_get.h"
 #include "tests/service_harness.h"
-#include "worker/job_spec.h"
 
 namespace npuzzle {
 namespace {

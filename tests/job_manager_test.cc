@@ -19,9 +19,10 @@
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "jobspec/job_spec.h"
+#include "jobspec/work_unit.h"
 #include "tests/http_get.h"
 #include "tests/process_util.h"
-#include "worker/job_spec.h"
 
 namespace npuzzle {
 namespace {
@@ -107,8 +108,6 @@ v1::WorkerMessage Finished(const v1::Assignment& a, const std::string& status = 
 // `handed_back`, the unit is asked for part of itself back as it starts,
 // and the message that gives it back goes there (its result lists it too).
 v1::WorkerMessage UnitResult(const v1::Assignment& a, v1::WorkerMessage* handed_back = nullptr) {
-  absl::StatusOr<SolveRequest> request = RequestFromSpec(a.spec());
-  EXPECT_TRUE(request.ok()) << request.status();
   v1::WorkerMessage m;
   v1::JobFinished* finished = m.mutable_finished();
   HandBack hand_back([&](std::vector<std::vector<Dir>> prefixes) {
@@ -121,7 +120,8 @@ v1::WorkerMessage UnitResult(const v1::Assignment& a, v1::WorkerMessage* handed_
     return true;
   });
   if (handed_back != nullptr) hand_back.Request();
-  request->options.subtree = SearchOptions::SubtreePass{*ParseMoves(a.unit().prefix()), a.unit().bound(), &hand_back};
+  absl::StatusOr<SolveRequest> request = RequestFromAssignment(a, &hand_back);
+  EXPECT_TRUE(request.ok()) << request.status();
   absl::StatusOr<SolveResult> solved = Solve(*request);
   EXPECT_TRUE(solved.ok()) << solved.status();
   finished->set_job_id(a.job_id());

@@ -22,6 +22,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "health_check.grpc.pb.h"
+#include "jobspec/job_spec.h"
 #include "npuzzle/v1/worker.grpc.pb.h"
 #include "server_reflection.grpc.pb.h"
 #include "service/job_store.h"
@@ -30,7 +31,6 @@
 #include "tests/http_get.h"
 #include "tests/process_util.h"
 #include "tests/service_harness.h"
-#include "worker/job_spec.h"
 
 namespace npuzzle {
 namespace {

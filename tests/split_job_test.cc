@@ -21,9 +21,9 @@
 #include "engine/solver.h"
 #include "engine/work_split.h"
 #include "gtest/gtest.h"
+#include "jobspec/job_spec.h"
 #include "tests/exhaustive.h"
 #include "tests/korf_instances.h"
-#include "worker/job_spec.h"
 
 namespace npuzzle {
 namespace {

@@ -12,7 +12,8 @@
 #include "engine/pdb/pdb_store.h"
 #include "engine/solver.h"
 #include "grpcpp/grpcpp.h"
-#include "worker/job_spec.h"
+#include "jobspec/job_spec.h"
+#include "jobspec/work_unit.h"
 
 namespace npuzzle {
 namespace {
@@ -252,16 +253,7 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignm
   finished->set_job_id(job->id);
   finished->set_attempt(job->attempt);
   uint64_t run_expanded = 0;
-  absl::StatusOr<SolveRequest> request = RequestFromSpec(assignment.spec());
-  if (request.ok() && assignment.has_unit()) {
-    absl::StatusOr<std::vector<Dir>> prefix = ParseMoves(assignment.unit().prefix());
-    if (prefix.ok()) {
-      request->options.subtree =
-          SearchOptions::SubtreePass{*std::move(prefix), assignment.unit().bound(), job->hand_back.get()};
-    } else {
-      request = prefix.status();
-    }
-  }
+  absl::StatusOr<SolveRequest> request = RequestFromAssignment(assignment, job->hand_back.get());
   if (request.ok()) {
     request->heuristic_options.pdb_dir = options_.pdb_dir;
     request->heuristic_options.pdb_cache_bytes = options_.pdb_cache_bytes;

@@ -7,8 +7,8 @@
 
 #include "engine/board_parser.h"
 #include "engine/moves.h"
+#include "jobspec/job_spec.h"
 #include "tests/fuzz/fuzz_check.h"
-#include "worker/job_spec.h"
 
 namespace npuzzle {
 namespace {

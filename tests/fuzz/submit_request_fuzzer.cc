@@ -14,13 +14,13 @@
 #include "engine/moves.h"
 #include "engine/solvability.h"
 #include "engine/solver.h"
+#include "jobspec/job_spec.h"
+#include "jobspec/spec_bounds.h"
 #include "npuzzle/v1/solver.pb.h"
-#include "service/input_bounds.h"
 #include "service/limit_policy.h"
 #include "tests/exhaustive.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/process_util.h"
-#include "worker/job_spec.h"
 
 namespace npuzzle {
 namespace {

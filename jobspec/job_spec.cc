@@ -1,4 +1,4 @@
-#include "worker/job_spec.h"
+#include "jobspec/job_spec.h"
 
 #include <string>
 

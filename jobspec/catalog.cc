@@ -1,4 +1,4 @@
-#include "worker/catalog.h"
+#include "jobspec/catalog.h"
 
 #include "engine/board.h"
 #include "engine/goals.h"

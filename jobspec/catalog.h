@@ -2,8 +2,8 @@
 // menu (the web page): the algorithms and heuristics from the engine's
 // registry, the goal presets (and each one's board for every shape) and the
 // pattern-database presets.
-#ifndef NPUZZLE_WORKER_CATALOG_H_
-#define NPUZZLE_WORKER_CATALOG_H_
+#ifndef NPUZZLE_JOBSPEC_CATALOG_H_
+#define NPUZZLE_JOBSPEC_CATALOG_H_
 
 #include <string>
 
@@ -18,4 +18,4 @@ std::string CatalogJson();
 
 }  // namespace npuzzle
 
-#endif  // NPUZZLE_WORKER_CATALOG_H_
+#endif  // NPUZZLE_JOBSPEC_CATALOG_H_

@@ -1,4 +1,4 @@
-#include "service/input_bounds.h"
+#include "jobspec/spec_bounds.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"

@@ -2,8 +2,8 @@
 // a JobSpec checked and turned into a SolveRequest, and results and
 // progress turned back into messages. Shared by the worker (which runs
 // specs), the coordinator (which validates them) and the client.
-#ifndef NPUZZLE_WORKER_JOB_SPEC_H_
-#define NPUZZLE_WORKER_JOB_SPEC_H_
+#ifndef NPUZZLE_JOBSPEC_JOB_SPEC_H_
+#define NPUZZLE_JOBSPEC_JOB_SPEC_H_
 
 #include "absl/status/statusor.h"
 #include "engine/board.h"
@@ -35,4 +35,4 @@ Progress ProgressFromProto(const v1::Progress& progress);
 
 }  // namespace npuzzle
 
-#endif  // NPUZZLE_WORKER_JOB_SPEC_H_
+#endif  // NPUZZLE_JOBSPEC_JOB_SPEC_H_

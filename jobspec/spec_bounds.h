@@ -3,8 +3,8 @@
 // INVALID_ARGUMENT naming the field and the bound, and an oversized value
 // is never echoed back (a 100 KB id in an error turns NOT_FOUND into a
 // metadata-size failure).
-#ifndef NPUZZLE_SERVICE_INPUT_BOUNDS_H_
-#define NPUZZLE_SERVICE_INPUT_BOUNDS_H_
+#ifndef NPUZZLE_JOBSPEC_SPEC_BOUNDS_H_
+#define NPUZZLE_JOBSPEC_SPEC_BOUNDS_H_
 
 #include <cstdint>
 #include <map>
@@ -36,4 +36,4 @@ absl::Status CheckJobId(absl::string_view id);
 
 }  // namespace npuzzle
 
-#endif  // NPUZZLE_SERVICE_INPUT_BOUNDS_H_
+#endif  // NPUZZLE_JOBSPEC_SPEC_BOUNDS_H_
