@@ -8,6 +8,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/listen_address.h"
+#include "common/log.h"
 #include "common/tls.h"
 #include "service/http_mapping.h"
 

@@ -35,8 +35,6 @@ class HttpApiServer {
     std::string tls_key;
     absl::Duration tls_reload_interval = absl::Seconds(60);
     int max_connections = 512;
-    // Hears of certificate reloads and of changed files it refused (if set).
-    std::function<void(const std::string&)> log;
   };
 
   static absl::StatusOr<std::unique_ptr<HttpApiServer>> Start(JobApi* api, Options options);
@@ -68,9 +66,6 @@ class HttpApiServer {
   // Re-reads the PEM files every tls_reload_interval until stopped.
   void ReloadLoop() ABSL_LOCKS_EXCLUDED(mu_);
   void Reload();
-  void Log(const std::string& message) const {
-    if (options_.log) options_.log(message);
-  }
 
   JobApi* const api_;
   const Options options_;

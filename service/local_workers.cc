@@ -7,10 +7,10 @@
 
 #include <cstdio>
 #include <cstring>
-#include <iostream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/log.h"
 
 namespace npuzzle {
 
@@ -76,9 +76,8 @@ void LocalWorkers::Supervise() {
           // is retried ever more slowly.
           s.backoff = now - s.started > absl::Seconds(30) ? absl::Milliseconds(200)
                                                           : std::min(s.backoff * 2, absl::Seconds(10));
-          std::cerr << absl::FormatTime("%Y-%m-%dT%H:%M:%E3S ", now, absl::LocalTimeZone())
-                    << "npuzzle-server: local worker " << s.pid << " " << DescribeExit(status) << "; restarting in "
-                    << absl::FormatDuration(s.backoff) << std::endl;
+          Log(absl::StrCat("local worker ", s.pid, " ", DescribeExit(status), "; restarting in ",
+                           absl::FormatDuration(s.backoff)));
           s.pid = 0;
           s.next_start = now + s.backoff;
         }

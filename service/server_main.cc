@@ -19,6 +19,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "common/env_flags.h"
+#include "common/log.h"
 #include "common/metrics_server.h"
 #include "common/tls.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
@@ -85,11 +86,6 @@ namespace {
 constexpr absl::Duration kLocalWorkerDrain = absl::Seconds(2);
 constexpr absl::Duration kStoreCheckInterval = absl::Seconds(1);
 constexpr absl::Duration kStoreCheckWait = absl::Milliseconds(500);
-
-void Log(const std::string& message) {
-  std::cerr << absl::FormatTime("%Y-%m-%dT%H:%M:%E3S ", absl::Now(), absl::LocalTimeZone())
-            << "npuzzle-server: " << message << std::endl;
-}
 
 std::unique_ptr<grpc::Server> Serve(const std::string& address, const std::vector<grpc::Service*>& services,
                                     const std::shared_ptr<grpc::ServerCredentials>& credentials, int* port) {
@@ -232,7 +228,7 @@ int Main() {
   std::unique_ptr<TokenBook> tokens;
   if (const std::string path = absl::GetFlag(FLAGS_auth_tokens); !path.empty()) {
     absl::StatusOr<std::unique_ptr<TokenBook>> opened =
-        TokenBook::Open(path, absl::Seconds(absl::GetFlag(FLAGS_tls_reload_interval_s)), Log);
+        TokenBook::Open(path, absl::Seconds(absl::GetFlag(FLAGS_tls_reload_interval_s)));
     if (!opened.ok()) {
       Log(std::string(opened.status().message()));
       return 2;
@@ -305,8 +301,7 @@ int Main() {
                                     .tls_cert = absl::GetFlag(FLAGS_tls_cert),
                                     .tls_key = absl::GetFlag(FLAGS_tls_key),
                                     .tls_reload_interval = absl::Seconds(absl::GetFlag(FLAGS_tls_reload_interval_s)),
-                                    .max_connections = absl::GetFlag(FLAGS_http_max_connections),
-                                    .log = Log});
+                                    .max_connections = absl::GetFlag(FLAGS_http_max_connections)});
     if (!started.ok()) {
       Log(std::string(started.status().message()));
       return 1;
@@ -374,6 +369,7 @@ int Main() {
 }  // namespace npuzzle
 
 int main(int argc, char** argv) {
+  npuzzle::SetLogName("npuzzle-server");
   const std::vector<std::string> command = npuzzle::ParseServiceFlags(
       argc, argv,
       "npuzzle-server [flags]: the npuzzle coordinator (every flag also reads NPUZZLE_<FLAG>)\n"

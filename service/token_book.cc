@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "common/log.h"
 
 namespace npuzzle {
 namespace {
@@ -111,9 +112,8 @@ TenantQuota TokenBook::QuotaOf(const std::string& tenant, const TenantQuota& def
   return quota;
 }
 
-absl::StatusOr<std::unique_ptr<TokenBook>> TokenBook::Open(const std::string& path, absl::Duration recheck,
-                                                           std::function<void(const std::string&)> log) {
-  std::unique_ptr<TokenBook> book(new TokenBook(path, recheck, std::move(log)));
+absl::StatusOr<std::unique_ptr<TokenBook>> TokenBook::Open(const std::string& path, absl::Duration recheck) {
+  std::unique_ptr<TokenBook> book(new TokenBook(path, recheck));
   if (absl::Status s = book->Reload(); !s.ok()) return s;
   absl::MutexLock lock(&book->mu_);
   if (book->entries_.tenant_by_hash.empty()) {
@@ -151,7 +151,7 @@ absl::Status TokenBook::Reload() {
     first = entries_.tenant_by_hash.empty();
     entries_ = *std::move(parsed);
   }
-  if (!first) log_(absl::StrCat("re-read ", path_, ": ", tokens, " tokens"));
+  if (!first) Log(absl::StrCat("re-read ", path_, ": ", tokens, " tokens"));
   return absl::OkStatus();
 }
 
@@ -163,7 +163,7 @@ void TokenBook::MaybeReload() {
     // One caller checks; the others go on with the tokens in force.
     next_check_ = now + recheck_;
   }
-  if (absl::Status s = Reload(); !s.ok()) log_(absl::StrCat(s.message(), "; the tokens read before stay in force"));
+  if (absl::Status s = Reload(); !s.ok()) Log(absl::StrCat(s.message(), "; the tokens read before stay in force"));
 }
 
 absl::StatusOr<std::string> TokenBook::TenantOf(const std::string* authorization) {

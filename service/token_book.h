@@ -39,9 +39,8 @@ class TokenBook {
   static absl::StatusOr<Entries> Parse(const std::string& path, const std::string& text);
 
   // Loads `path` (an error if it cannot), then checks it for changes at
-  // most once per `recheck`; `log` hears of reloads and refused files.
-  static absl::StatusOr<std::unique_ptr<TokenBook>> Open(const std::string& path, absl::Duration recheck,
-                                                         std::function<void(const std::string&)> log);
+  // most once per `recheck`; reloads and refused files are logged.
+  static absl::StatusOr<std::unique_ptr<TokenBook>> Open(const std::string& path, absl::Duration recheck);
 
   // The tenant of the `authorization` header's value ("Bearer TOKEN"), or
   // UNAUTHENTICATED saying whether it was missing or unknown.
@@ -51,8 +50,7 @@ class TokenBook {
   TenantQuota QuotaOf(const std::string& tenant, const TenantQuota& defaults) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  TokenBook(std::string path, absl::Duration recheck, std::function<void(const std::string&)> log)
-      : path_(std::move(path)), recheck_(recheck), log_(std::move(log)) {}
+  TokenBook(std::string path, absl::Duration recheck) : path_(std::move(path)), recheck_(recheck) {}
   // Re-reads the file if its size or time stamp changed. The reading
   // happens under reload_mu_ only, so lookups (the job manager's quota
   // checks among them) never wait on the disk; mu_ is held just to swap.
@@ -62,7 +60,6 @@ class TokenBook {
 
   const std::string path_;
   const absl::Duration recheck_;
-  const std::function<void(const std::string&)> log_;
   absl::Mutex mu_;
   Entries entries_ ABSL_GUARDED_BY(mu_);
   absl::Time next_check_ ABSL_GUARDED_BY(mu_);

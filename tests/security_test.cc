@@ -255,7 +255,7 @@ std::string TokenLine(const std::string& tenant, const std::string& token, const
 TEST(TokenBook, QuotasComeFromTheFileElseTheDefaults) {
   TempDir dir;
   const std::string path = dir.Write("tokens", TokenLine("a", "ta", "max_running=2") + TokenLine("b", "tb"));
-  auto book = TokenBook::Open(path, absl::Seconds(1), [](const std::string&) {});
+  auto book = TokenBook::Open(path, absl::Seconds(1));
   ASSERT_TRUE(book.ok()) << book.status();
   const TenantQuota defaults{.max_queued = 7, .max_running = 9};
   EXPECT_EQ((*book)->QuotaOf("a", defaults).max_running, 2);

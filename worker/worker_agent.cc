@@ -3,12 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <iostream>
 #include <thread>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/log.h"
 #include "engine/pdb/pdb_store.h"
 #include "engine/solver.h"
 #include "grpcpp/grpcpp.h"
@@ -19,11 +19,6 @@ namespace npuzzle {
 namespace {
 
 constexpr size_t kRecentResults = 64;
-
-void Log(const std::string& id, const std::string& message) {
-  std::cerr << absl::FormatTime("%Y-%m-%dT%H:%M:%E3S ", absl::Now(), absl::LocalTimeZone()) << "npuzzle-worker " << id
-            << ": " << message << std::endl;
-}
 
 // A checkpoint of this run, counting what the run it resumed had done.
 v1::Checkpoint WithEarlierWork(const v1::Checkpoint& earlier, const IterationCheckpoint& c) {
@@ -162,7 +157,7 @@ void WorkerAgent::Session(v1::WorkerService::Stub& stub) {
     absl::MutexLock lock(&stream_mu_);
     stream_ = stream.get();
   }
-  Log(options_.worker_id, "connected to " + options_.coordinator);
+  Log("connected to " + options_.coordinator);
   if (draining) {
     v1::WorkerMessage m;
     m.set_draining(true);
@@ -193,8 +188,7 @@ void WorkerAgent::Session(v1::WorkerService::Stub& stub) {
     context_ = nullptr;
   }
   const grpc::Status status = stream->Finish();
-  Log(options_.worker_id,
-      absl::StrCat("disconnected: ", status.error_message().empty() ? "stream ended" : status.error_message()));
+  Log(absl::StrCat("disconnected: ", status.error_message().empty() ? "stream ended" : status.error_message()));
 }
 
 void WorkerAgent::StartJob(const v1::Assignment& assignment) {
@@ -257,7 +251,7 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignm
   if (request.ok()) {
     request->heuristic_options.pdb_dir = options_.pdb_dir;
     request->heuristic_options.pdb_cache_bytes = options_.pdb_cache_bytes;
-    request->heuristic_options.on_message = [this](absl::string_view m) { Log(options_.worker_id, std::string(m)); };
+    request->heuristic_options.on_message = [this](absl::string_view m) { Log(m); };
     request->options.threads = std::clamp(request->options.threads, 1, options_.max_search_threads);
     request->options.progress_interval = options_.progress_interval;
     request->options.cancel = &job->cancel;
@@ -349,7 +343,7 @@ void WorkerAgent::SendLoop() {
 }
 
 void WorkerAgent::Drain() {
-  Log(options_.worker_id, absl::StrCat("draining: running jobs get ", absl::FormatDuration(options_.drain_grace)));
+  Log(absl::StrCat("draining: running jobs get ", absl::FormatDuration(options_.drain_grace)));
   {
     absl::MutexLock lock(&mu_);
     draining_ = true;
@@ -368,7 +362,7 @@ void WorkerAgent::Drain() {
   // Cancelled searches and table builds stop within milliseconds; then
   // they are handed back. Wait for every one: their threads use the agent.
   if (!mu_.AwaitWithTimeout(absl::Condition(&idle), absl::Seconds(2))) {
-    Log(options_.worker_id, "waiting for cancelled jobs to stop");
+    Log("waiting for cancelled jobs to stop");
     mu_.Await(absl::Condition(&idle));
   }
   stopped_ = true;

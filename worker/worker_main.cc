@@ -11,6 +11,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "common/env_flags.h"
+#include "common/log.h"
 #include "common/metrics_server.h"
 #include "common/tls.h"
 #include "engine/limits.h"
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
     gethostname(host, sizeof host - 1);
     options.worker_id = absl::StrCat(host, "-", getpid());
   }
+  npuzzle::SetLogName("npuzzle-worker " + options.worker_id);
   if (!absl::GetFlag(FLAGS_data_dir).empty()) options.pdb_dir = absl::GetFlag(FLAGS_data_dir) + "/pdb";
   if (absl::GetFlag(FLAGS_pdb_cache_mb) > npuzzle::kMaxMemoryMb) {
     std::cerr << "npuzzle-worker: --pdb-cache-mb " << absl::GetFlag(FLAGS_pdb_cache_mb) << " is too large\n";
