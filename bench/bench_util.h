@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/korf_instances.h"
+#include "tests/util/korf_instances.h"
 
 namespace npuzzle::bench {
 

@@ -31,7 +31,7 @@
 #include "health_check.grpc.pb.h"
 #include "jobspec/job_spec.h"
 #include "service/job_store.h"
-#include "tests/service_harness.h"
+#include "tests/util/service_harness.h"
 
 ABSL_FLAG(int, samples, 1000, "latency samples of each kind");
 ABSL_FLAG(int, seconds, 30, "throughput run length");

@@ -36,8 +36,8 @@
 #include "absl/time/clock.h"
 #include "bench/bench_util.h"
 #include "jobspec/job_spec.h"
-#include "tests/http_get.h"
-#include "tests/service_harness.h"
+#include "tests/util/http_get.h"
+#include "tests/util/service_harness.h"
 
 ABSL_FLAG(std::vector<std::string>, ids, std::vector<std::string>({"17", "53"}), "Korf 15-puzzle instances to run");
 ABSL_FLAG(int, workers, 2, "local workers, and the split job's max_workers");

@@ -11,7 +11,7 @@
 #include "common/metrics.h"
 #include "common/metrics_server.h"
 #include "tests/fuzz/fuzz_check.h"
-#include "tests/http_get.h"
+#include "tests/util/http_get.h"
 
 namespace npuzzle {
 namespace {

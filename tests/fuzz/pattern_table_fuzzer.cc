@@ -16,7 +16,7 @@
 #include "engine/pdb/pattern_groups.h"
 #include "engine/pdb/pattern_table.h"
 #include "tests/fuzz/fuzz_check.h"
-#include "tests/process_util.h"
+#include "tests/util/process_util.h"
 
 namespace npuzzle {
 namespace {

@@ -18,9 +18,9 @@
 #include "jobspec/spec_bounds.h"
 #include "npuzzle/v1/solver.pb.h"
 #include "service/limit_policy.h"
-#include "tests/exhaustive.h"
 #include "tests/fuzz/fuzz_check.h"
-#include "tests/process_util.h"
+#include "tests/util/exhaustive.h"
+#include "tests/util/process_util.h"
 
 namespace npuzzle {
 namespace {

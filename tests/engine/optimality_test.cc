@@ -1,0 +1,152 @@
+// Every algorithm that promises shortest answers returns exactly the
+// exhaustive-BFS distance on random small boards with random goals; the
+// others return answers that replay and are no shorter than optimal.
+#include <random>
+
+#include "engine/board_parser.h"
+#include "engine/goals.h"
+#include "engine/instances.h"
+#include "engine/registry.h"
+#include "engine/solver.h"
+#include "gtest/gtest.h"
+#include "tests/util/exhaustive.h"
+#include "tests/util/solve_util.h"
+
+namespace npuzzle {
+namespace {
+
+using testing::ExhaustiveDistances;
+using testing::SolveAndReplay;
+
+struct Shape {
+  int rows, cols, goals, boards_per_goal;
+  int blind_boards_per_goal;  // how many of them the uninformed searches get
+
+  friend void PrintTo(const Shape& s, std::ostream* os) { *os << s.rows << "x" << s.cols; }
+};
+
+class OptimalityTest : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(OptimalityTest, OptimalAlgorithmsMatchBfsDistances) {
+  const Shape shape = GetParam();
+  std::mt19937_64 rng(shape.rows * 100 + shape.cols);
+  int checked = 0;
+  for (int g = 0; g < shape.goals; ++g) {
+    const Board goal = testing::RandomArrangement(shape.rows, shape.cols, rng);
+    const ExhaustiveDistances oracle(goal);
+    for (int i = 0; i < shape.boards_per_goal; ++i) {
+      const Board start = RandomSolvableBoard(goal, rng);
+      const int distance = oracle.Distance(start);
+      ASSERT_GE(distance, 0);
+      for (const AlgorithmInfo& a : Algorithms()) {
+        if (!a.uses_heuristic && i >= shape.blind_boards_per_goal) continue;
+        for (const HeuristicInfo& h : Heuristics()) {
+          // Informed searches over h = 0 only repeat the uninformed ones.
+          if (a.uses_heuristic == (h.name == "zero")) continue;
+          // Iterative deepening re-walks the tree once per depth; keep it to
+          // the shallower boards.
+          if (a.name == "iddfs" && distance > 20) continue;
+          const SolveResult r = SolveAndReplay(start, goal, std::string(a.name), std::string(h.name));
+          ASSERT_EQ(r.status, SearchStatus::kSolved) << a.name << "/" << h.name;
+          if (r.optimal) {
+            EXPECT_EQ(static_cast<int>(r.moves.size()), distance)
+                << a.name << "/" << h.name << " " << start.ToString() << " -> " << goal.ToString();
+            ++checked;
+          } else {
+            EXPECT_GE(static_cast<int>(r.moves.size()), distance) << a.name;
+            EXPECT_EQ(static_cast<int>(r.moves.size()) % 2, distance % 2) << a.name;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, shape.goals * shape.boards_per_goal * 8);
+}
+
+INSTANTIATE_TEST_SUITE_P(SmallBoards, OptimalityTest,
+                         ::testing::Values(Shape{3, 3, 8, 25, 25}, Shape{2, 4, 10, 20, 20}, Shape{2, 5, 3, 12, 2},
+                                           Shape{4, 2, 5, 20, 20}),
+                         [](const auto& info) {
+                           return std::to_string(info.param.rows) + "x" + std::to_string(info.param.cols);
+                         });
+
+TEST(Optimality, OptimalFlagFollowsAlgorithmAndWeight) {
+  const Board goal = *Board::Create(3, 3, {1, 2, 3, 4, 5, 6, 7, 8, 0});
+  const Board start = *Board::Create(3, 3, {8, 1, 3, 4, 0, 2, 7, 6, 5});
+  for (auto [algorithm, optimal] : {std::pair{"bfs", true},
+                                    {"iddfs", true},
+                                    {"ucs", true},
+                                    {"astar", true},
+                                    {"idastar", true},
+                                    {"dfs", false},
+                                    {"greedy", false},
+                                    {"wastar", false}}) {
+    EXPECT_EQ(SolveAndReplay(start, goal, algorithm, "manhattan").optimal, optimal) << algorithm;
+  }
+  SolveRequest request{start, goal, "wastar", "manhattan", 1.0};
+  EXPECT_TRUE(Solve(request)->optimal);
+  EXPECT_EQ(Solve(request)->moves.size(), 14u);
+}
+
+// A checkpoint says no solution is shorter than its bound: IDA* resumed from
+// any checkpoint a run reported finds the optimal length again. On 3x4 the
+// truth is exhaustive search; on 4x4, with two threads (so the later passes
+// are split), it is the uninterrupted run.
+void CheckResumes(const Board& start, const Board& goal, int threads, int optimal, int* resumed) {
+  SearchOptions options;
+  options.threads = threads;
+  std::vector<IterationCheckpoint> checkpoints;
+  options.on_checkpoint = [&](const IterationCheckpoint& c) { checkpoints.push_back(c); };
+  const SolveResult whole = SolveAndReplay(start, goal, "idastar", "manhattan", options);
+  ASSERT_EQ(static_cast<int>(whole.moves.size()), optimal);
+  ASSERT_EQ(static_cast<int>(checkpoints.size()), whole.stats.iterations - 1);
+  for (size_t k = 0; k < checkpoints.size(); ++k) {
+    const IterationCheckpoint& c = checkpoints[k];
+    EXPECT_LE(c.next_bound, optimal);
+    EXPECT_EQ(c.iterations, static_cast<int>(k) + 1);
+    EXPECT_LT(c.bound, c.next_bound);
+    if (k == 0) {
+      EXPECT_EQ(c.bound, whole.stats.start_h);
+    }
+    if (k > 0) {
+      EXPECT_EQ(c.bound, checkpoints[k - 1].next_bound);
+      EXPECT_GT(c.next_bound, checkpoints[k - 1].next_bound);
+      EXPECT_GE(c.expanded, checkpoints[k - 1].expanded);
+    }
+    options.on_checkpoint = nullptr;
+    options.resume_bound = c.next_bound;
+    const SolveResult rest = SolveAndReplay(start, goal, "idastar", "manhattan", options);
+    EXPECT_EQ(static_cast<int>(rest.moves.size()), optimal) << "resumed at " << c.next_bound;
+    EXPECT_EQ(rest.stats.iterations, whole.stats.iterations - static_cast<int>(k) - 1);
+    // On one thread the passes are the same ones, so the work adds up
+    // exactly; split passes stop wherever a thread first finds the goal.
+    if (threads == 1) {
+      EXPECT_EQ(c.expanded + rest.stats.expanded, whole.stats.expanded);
+    }
+    ++*resumed;
+  }
+}
+
+TEST(IdaStarCheckpoints, ResumingFromAnyCheckpointStaysOptimal) {
+  std::mt19937_64 rng(7);
+  int resumed = 0;
+  const Board goal = testing::RandomArrangement(3, 3, rng);
+  const ExhaustiveDistances oracle(goal);
+  for (int i = 0; i < 12; ++i) {
+    const Board start = RandomSolvableBoard(goal, rng);
+    CheckResumes(start, goal, 1, oracle.Distance(start), &resumed);
+  }
+  EXPECT_GT(resumed, 30);
+  // 4x4 boards whose later passes generate more than the 200,000 states
+  // after which IDA* splits them over threads (about a million in all).
+  const Board goal4 = *GoalPreset("standard", 4, 4);
+  for (const char* text :
+       {"13 5 1 8 / 2 7 3 11 / 0 4 9 6 / 14 10 12 15", "8 1 2 4 / 6 15 10 0 / 5 14 3 7 / 9 12 13 11"}) {
+    const Board start = *ParseBoard(text);
+    const SolveResult reference = SolveAndReplay(start, goal4, "idastar", "linear-conflict");
+    CheckResumes(start, goal4, 2, static_cast<int>(reference.moves.size()), &resumed);
+  }
+}
+
+}  // namespace
+}  // namespace npuzzle

@@ -1,0 +1,183 @@
+// The job store against damaged, emptied, deleted and replaced files: it
+// either refuses to open, saying what to do, or serves every job; it never
+// serves fewer jobs than it holds without an error. And its online backup
+// restores every job.
+#include "service/job_store.h"
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/util/process_util.h"
+
+namespace npuzzle {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int kJobs = 68;
+
+v1::Job MakeJob(int i) {
+  v1::Job job;
+  job.set_id(absl::StrCat("job-", i));
+  job.set_state(i % 3 == 0 ? v1::JOB_STATE_QUEUED : v1::JOB_STATE_DONE);
+  job.mutable_spec()->set_request_id(absl::StrCat("request-", i));
+  // Rows big enough that the jobs span many pages.
+  (*job.mutable_spec()->mutable_labels())["note"] = std::string(900, 'a' + i % 26);
+  return job;
+}
+
+// Stores job `i` as the i-th submission.
+absl::Status Insert(JobStore& store, const v1::Job& job, int i) { return store.Commit({{job, i + 1}})[0]; }
+
+std::string FillStore(const testing::TempDir& dir) {
+  const std::string path = dir.path() + "/jobs.db";
+  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+  EXPECT_TRUE(store.ok()) << store.status();
+  for (int i = 0; i < kJobs; ++i) EXPECT_TRUE(Insert(**store, MakeJob(i), i).ok());
+  return path;
+}
+
+// Every job the store serves, through every read it offers, or the first
+// error; a read that ends early without an error is a failure.
+absl::Status ReadEverything(JobStore& store, std::set<std::string>* ids) {
+  int64_t before = 0;
+  do {
+    absl::StatusOr<JobStore::Page> page = store.List("", {}, {}, 10, before);
+    if (!page.ok()) return page.status();
+    for (const v1::Job& job : page->jobs) ids->insert(job.id());
+    before = page->next_before;
+  } while (before != 0);
+  absl::StatusOr<std::vector<JobStore::Row>> unfinished = store.Unfinished();
+  if (!unfinished.ok()) return unfinished.status();
+  for (int i = 0; i < kJobs; ++i) {
+    absl::StatusOr<v1::Job> job = store.Get(absl::StrCat("job-", i));
+    if (!job.ok()) return job.status();
+  }
+  return absl::OkStatus();
+}
+
+void ExpectRefusedOrWhole(const std::string& path, const std::string& what) {
+  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+  if (!store.ok()) {
+    EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition) << what;
+    EXPECT_THAT(store.status().message(), HasSubstr("Restore it from a backup")) << what;
+    return;
+  }
+  std::set<std::string> ids;
+  const absl::Status read = ReadEverything(**store, &ids);
+  if (read.ok()) {
+    EXPECT_EQ(ids.size(), static_cast<size_t>(kJobs)) << what << ": jobs went missing silently";
+  }
+}
+
+void Overwrite(const std::string& path, int64_t offset, int64_t bytes, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string noise(bytes, '\0');
+  for (char& c : noise) c = static_cast<char>(rng());
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(offset);
+  f.write(noise.data(), noise.size());
+}
+
+TEST(JobStore, DamageAnywhereIsRefusedOrEveryJobIsServed) {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    testing::TempDir dir;
+    const std::string path = FillStore(dir);
+    const int64_t size = static_cast<int64_t>(std::filesystem::file_size(path));
+    const int64_t offset = static_cast<int64_t>(seed * size / 8) / 4096 * 4096 + static_cast<int64_t>(seed * 97);
+    Overwrite(path, offset, 4096, seed);
+    ExpectRefusedOrWhole(path, absl::StrCat("4 KiB of noise at ", offset));
+  }
+}
+
+TEST(JobStore, AnOverwrittenPageIsRefused) {
+  testing::TempDir dir;
+  const std::string path = FillStore(dir);
+  Overwrite(path, 4096, 4096, 7);  // page 2: the first b-tree page after the header
+  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+  ASSERT_FALSE(store.ok());
+  EXPECT_THAT(std::string(store.status().message()), HasSubstr("damaged"));
+}
+
+TEST(JobStore, AFileThatIsNotADatabaseIsRefused) {
+  testing::TempDir dir;
+  const std::string path = FillStore(dir);
+  std::ofstream(path, std::ios::trunc) << std::string(10000, 'x');
+  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+  ASSERT_FALSE(store.ok());
+  EXPECT_THAT(store.status().message(), HasSubstr("cannot be used"));
+}
+
+TEST(JobStore, AnEmptiedDeletedOrReplacedStoreIsNoticed) {
+  {
+    testing::TempDir dir;
+    const std::string path = FillStore(dir);
+    std::filesystem::resize_file(path, 0);
+    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+    ASSERT_FALSE(store.ok());
+    EXPECT_THAT(store.status().message(), HasSubstr("a new, empty one"));
+  }
+  {
+    testing::TempDir dir;
+    const std::string path = FillStore(dir);
+    std::filesystem::remove(path);
+    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+    ASSERT_FALSE(store.ok());
+    EXPECT_THAT(store.status().message(), HasSubstr("a new, empty one"));
+  }
+  {
+    testing::TempDir dir, other;
+    const std::string path = FillStore(dir);
+    const std::string stranger = FillStore(other);
+    std::filesystem::copy_file(stranger, path, std::filesystem::copy_options::overwrite_existing);
+    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+    ASSERT_FALSE(store.ok());
+    EXPECT_THAT(store.status().message(), HasSubstr("another store"));
+  }
+}
+
+TEST(JobStore, ABackupTakenWhileOpenRestoresEveryJob) {
+  testing::TempDir dir, elsewhere;
+  const std::string path = dir.path() + "/jobs.db";
+  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  for (int i = 0; i < kJobs; ++i) ASSERT_TRUE(Insert(**store, MakeJob(i), i).ok());
+  const std::string backup = elsewhere.path() + "/backup.db";
+  ASSERT_TRUE(JobStore::Backup(path, backup).ok());
+  store->reset();
+
+  // The directory is lost but for its identity file; the backup goes back.
+  std::filesystem::remove(path);
+  std::filesystem::copy_file(backup, path);
+  absl::StatusOr<std::unique_ptr<JobStore>> restored = JobStore::Open(path);
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  std::set<std::string> ids;
+  ASSERT_TRUE(ReadEverything(**restored, &ids).ok());
+  EXPECT_EQ(ids.size(), static_cast<size_t>(kJobs));
+}
+
+TEST(JobStore, PagesAreBoundedInBytes) {
+  testing::TempDir dir;
+  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(dir.path() + "/jobs.db");
+  ASSERT_TRUE(store.ok());
+  for (int i = 0; i < 30; ++i) {
+    v1::Job job = MakeJob(i);
+    (*job.mutable_spec()->mutable_labels())["note"] = std::string(100000, 'x');
+    ASSERT_TRUE(Insert(**store, job, i).ok());
+  }
+  absl::StatusOr<JobStore::Page> page = (*store)->List("", {}, {}, 1000, 0);
+  ASSERT_TRUE(page.ok());
+  size_t bytes = 0;
+  for (const v1::Job& job : page->jobs) bytes += job.ByteSizeLong();
+  EXPECT_LE(bytes, JobStore::kMaxPageBytes);
+  EXPECT_LT(page->jobs.size(), 30u);
+  EXPECT_NE(page->next_before, 0);
+}
+
+}  // namespace
+}  // namespace npuzzle

@@ -1,0 +1,789 @@
+// The whole service, end to end: a real coordinator and real workers on
+// loopback, a real SQLite file, real signals.
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "engine/board_parser.h"
+#include "engine/goals.h"
+#include "engine/instances.h"
+#include "engine/moves.h"
+#include "engine/puzzle.h"
+#include "engine/solver.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/descriptor.pb.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "health_check.grpc.pb.h"
+#include "jobspec/job_spec.h"
+#include "npuzzle/v1/worker.grpc.pb.h"
+#include "server_reflection.grpc.pb.h"
+#include "service/job_store.h"
+#include "sqlite3.h"
+#include "tests/util/exhaustive.h"
+#include "tests/util/http_get.h"
+#include "tests/util/process_util.h"
+#include "tests/util/service_harness.h"
+
+namespace npuzzle {
+namespace {
+
+using testing::AwaitState;
+using testing::AwaitStoredState;
+using testing::Coordinator;
+using testing::GetJob;
+using ::testing::HasSubstr;
+using testing::SpecFor;
+using testing::StartWorker;
+using testing::Submit;
+using testing::WatchToEnd;
+
+// Korf's instances 3 and 4 (goal: blank first): a few seconds and about one
+// second of IDA* with Manhattan distance.
+constexpr char kKorf3[] = "14 7 8 2 13 11 10 4 9 12 5 0 3 6 1 15";
+constexpr int kKorf3Length = 59;
+constexpr char kKorf4[] = "5 12 10 7 15 11 14 0 8 2 1 13 3 4 9 6";
+constexpr int kKorf4Length = 56;
+// Korf's instance 1 with misplaced tiles: far longer than any test.
+constexpr char kKorf1[] = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3";
+
+// The job's moves take its start board to its goal.
+
+TEST(Service, SolveStreamsStatesAndAResultThatReplays) {
+  testing::TempDir dir;
+  Coordinator c(dir, /*local_workers=*/1);
+  c.Start();
+  grpc::ClientContext context;
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = SpecFor("8 1 3 4 0 2 7 6 5");
+  auto reader = c.stub().Solve(&context, request);
+  std::vector<v1::JobEvent> events;
+  v1::JobEvent e;
+  while (reader->Read(&e)) events.push_back(e);
+  ASSERT_TRUE(reader->Finish().ok());
+  ASSERT_FALSE(events.empty());
+  const v1::Job& last = events.back().state();
+  EXPECT_EQ(last.state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(last.result().status(), "solved");
+  EXPECT_EQ(last.result().length(), 14);
+  EXPECT_TRUE(last.result().optimal());
+  testing::ExpectReplays(last);
+
+  // Several watchers of the finished job each get the result at once.
+  for (int i = 0; i < 3; ++i) {
+    const testing::Watched w = WatchToEnd(c.stub(), last.id(), absl::Seconds(5));
+    EXPECT_TRUE(w.status.ok());
+    ASSERT_EQ(w.events.size(), 1u);
+    EXPECT_EQ(w.final_job()->result().moves(), last.result().moves());
+  }
+}
+
+TEST(Service, ProgressStreamsWhileALongJobRuns) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1, {"--worker-progress-ms=100"});
+  c.Start();
+  const std::string id = Submit(c.stub(), SpecFor(kKorf3, "blank-first", "idastar"))->id();
+  const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(60));
+  int progress = 0;
+  uint64_t last_generated = 0;
+  for (const v1::JobEvent& e : w.events) {
+    if (!e.has_progress()) continue;
+    ++progress;
+    EXPECT_GE(e.progress().generated(), last_generated);
+    last_generated = e.progress().generated();
+    EXPECT_GT(e.progress().bound(), 0);
+  }
+  EXPECT_GE(progress, 3);
+  ASSERT_EQ(w.finals(), 1);
+  EXPECT_EQ(w.final_job()->result().length(), kKorf3Length);
+}
+
+TEST(Service, IdempotencyValidationAndUnsolvableJobs) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1, {"--max-memory-mb-ceiling=4096"});
+  c.Start();
+  v1::JobSpec spec = SpecFor("8 1 3 4 0 2 7 6 5");
+  spec.set_request_id("order-42");
+  const v1::Job first = *Submit(c.stub(), spec);
+  const v1::Job again = *Submit(c.stub(), spec);
+  EXPECT_EQ(first.id(), again.id());
+
+  struct Bad {
+    v1::JobSpec spec;
+    const char* message;
+  };
+  v1::JobSpec algorithm = SpecFor("8 1 3 4 0 2 7 6 5", "standard", "dijkstra");
+  v1::JobSpec heuristic = SpecFor("8 1 3 4 0 2 7 6 5", "standard", "astar", "euclid");
+  v1::JobSpec memory = SpecFor("8 1 3 4 0 2 7 6 5");
+  memory.mutable_limits()->set_max_memory_mb(100000);
+  std::string big;
+  for (int t = 1; t < 81; ++t) big += std::to_string(t) + " ";
+  for (const Bad& bad : {Bad{SpecFor("1 2 3 4 5 5 7 8 0"), "start: duplicate tile 5"},
+                         Bad{SpecFor(big + "0"), "board size 9x9 is out of range"},
+                         Bad{algorithm, "unknown algorithm 'dijkstra'"}, Bad{heuristic, "unknown heuristic 'euclid'"},
+                         Bad{SpecFor("8 1 3 4 0 2 7 6 5", "spiral"), "goal: unknown goal preset 'spiral'"},
+                         Bad{memory, "exceeds this service's ceiling of 4096"}}) {
+    const absl::Status s = Submit(c.stub(), bad.spec).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad.message;
+    EXPECT_THAT(s.message(), HasSubstr(bad.message));
+  }
+
+  const v1::Job unsolvable = *Submit(c.stub(), SpecFor("1 2 3 4 5 6 8 7 0"));
+  EXPECT_EQ(unsolvable.state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(unsolvable.result().status(), "unsolvable");
+
+  EXPECT_EQ(GetJob(c.stub(), "job-unknown").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(WatchToEnd(c.stub(), "job-unknown", absl::Seconds(5)).status.error_code(), grpc::StatusCode::NOT_FOUND);
+  grpc::ClientContext context;
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id(unsolvable.id());
+  v1::Job reply;
+  EXPECT_EQ(c.stub().CancelJob(&context, cancel, &reply).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  // The server keeps serving.
+  EXPECT_EQ(AwaitState(c.stub(), first.id(), v1::JOB_STATE_DONE, absl::Seconds(10))->result().length(), 14);
+}
+
+grpc::Status Cancel(v1::SolverService::Stub& stub, const std::string& id, v1::Job* job) {
+  grpc::ClientContext context;
+  v1::CancelJobRequest request;
+  request.set_job_id(id);
+  return stub.CancelJob(&context, request, job);
+}
+
+TEST(Service, CancelQueuedAndRunningJobs) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1);
+  c.Start();
+  const std::string running = Submit(c.stub(), SpecFor(kKorf1, "blank-first", "idastar", "misplaced"))->id();
+  ASSERT_TRUE(AwaitState(c.stub(), running, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+  const std::string queued = Submit(c.stub(), SpecFor(kKorf1, "blank-first", "idastar", "misplaced"))->id();
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_EQ(GetJob(c.stub(), queued)->state(), v1::JOB_STATE_QUEUED);
+
+  v1::Job job;
+  ASSERT_TRUE(Cancel(c.stub(), queued, &job).ok());
+  EXPECT_EQ(job.state(), v1::JOB_STATE_CANCELLED);
+
+  const absl::Time asked = absl::Now();
+  ASSERT_TRUE(Cancel(c.stub(), running, &job).ok());
+  const absl::Duration took = absl::Now() - asked;
+  EXPECT_EQ(job.state(), v1::JOB_STATE_CANCELLED);
+  EXPECT_EQ(job.result().status(), "cancelled");
+  EXPECT_GT(job.result().stats().expanded(), 0u);  // it had been searching
+  EXPECT_LT(took, testing::Scaled(absl::Milliseconds(200))) << "stopping a running job took " << took;
+}
+
+// Two coordinators on one job store would run jobs twice; the second
+// refuses at once, naming the directory and the holder. A killed holder
+// leaves nothing behind that keeps its successor out, even with its local
+// workers still alive.
+TEST(Service, OneCoordinatorPerDataDirectory) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1);
+  c.Start();
+  testing::Process second(
+      {absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server"), "--data-dir=" + c.data_dir(), "--listen=127.0.0.1:0",
+       "--worker-listen=127.0.0.1:0", "--metrics-listen=", "--http-listen=", "--local-workers=0"},
+      dir.path() + "/second.log");
+  EXPECT_EQ(second.Wait(absl::Seconds(10)), 1) << second.Log();
+  EXPECT_THAT(second.Log(), HasSubstr("data directory " + c.data_dir() + " is in use"));
+  EXPECT_THAT(second.Log(), HasSubstr(absl::StrCat("process ", c.process()->pid())));
+
+  c.process()->Signal(SIGKILL);
+  c.process()->Wait(absl::Seconds(10));
+  c.Start();  // fails the test if the new server cannot take the directory
+  EXPECT_TRUE(Submit(c.stub(), SpecFor("1 2 3 4 5 6 7 8 0", "standard", "astar")).ok());
+}
+
+TEST(Service, BackupCopiesARunningServersStore) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1);
+  c.Start();
+  const std::string id = Submit(c.stub(), SpecFor("1 2 3 4 5 6 7 0 8", "standard", "astar"))->id();
+  const std::string copy = dir.path() + "/copy/jobs.db";
+  std::filesystem::create_directories(dir.path() + "/copy");
+  testing::Process backup(
+      {absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server"), "backup", "--data-dir=" + c.data_dir(), "--to=" + copy},
+      dir.path() + "/backup.log");
+  ASSERT_EQ(backup.Wait(absl::Seconds(20)), 0) << backup.Log();
+  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(copy);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<v1::Job> job = (*store)->Get(id);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->id(), id);
+  EXPECT_TRUE(c.process()->Running());
+}
+
+// No job runs forever by accident: one that sets no time limit gets the
+// server's default, and none may ask for more than the ceiling.
+TEST(Service, JobsWithoutATimeLimitGetTheServersDefault) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  absl::StatusOr<v1::Job> job = Submit(c.stub(), SpecFor("1 2 3 4 5 6 7 0 8", "standard", "astar"));
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->spec().limits().max_time_ms(), 3600000u);
+  v1::JobSpec greedy = SpecFor("1 2 3 4 5 6 7 0 8", "standard", "astar");
+  greedy.mutable_limits()->set_max_time_ms(2 * 86400000ull);
+  EXPECT_EQ(Submit(c.stub(), greedy).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// The pids of a process's children, from /proc.
+std::vector<pid_t> Children(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& task : std::filesystem::directory_iterator(absl::StrCat("/proc/", parent, "/task"))) {
+    std::ifstream in(task.path() / "children");
+    for (pid_t pid; in >> pid;) children.push_back(pid);
+  }
+  return children;
+}
+
+TEST(Service, ALocalWorkersDeathIsLoggedWithItsSignal) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1);
+  c.Start();
+  std::vector<pid_t> workers;
+  for (const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(10));
+       workers.empty() && absl::Now() < deadline;) {
+    workers = Children(c.process()->pid());
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_EQ(workers.size(), 1u);
+  kill(workers[0], SIGKILL);
+  const std::string expected = absl::StrCat("local worker ", workers[0], " was killed by signal 9");
+  for (const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(10));
+       c.process()->Log().find(expected) == std::string::npos && absl::Now() < deadline;) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  EXPECT_THAT(c.process()->Log(), HasSubstr(expected));
+}
+
+grpc::health::v1::HealthCheckResponse::ServingStatus Health(const std::string& address) {
+  auto health = grpc::health::v1::Health::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  grpc::health::v1::HealthCheckRequest request;
+  grpc::health::v1::HealthCheckResponse response;
+  if (!health->Check(&context, request, &response).ok()) return grpc::health::v1::HealthCheckResponse::UNKNOWN;
+  return response.status();
+}
+
+bool AwaitHealth(const std::string& address, grpc::health::v1::HealthCheckResponse::ServingStatus want) {
+  for (const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(15)); absl::Now() < deadline;) {
+    if (Health(address) == want) return true;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return false;
+}
+
+// While another process holds the store's write lock, no job can be
+// accepted, and health says so; it recovers when the lock goes.
+TEST(Service, HealthIsNotServingWhileTheStoreCannotBeWritten) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  ASSERT_TRUE(AwaitHealth(c.client_address(), grpc::health::v1::HealthCheckResponse::SERVING));
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((c.data_dir() + "/jobs.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  EXPECT_TRUE(AwaitHealth(c.client_address(), grpc::health::v1::HealthCheckResponse::NOT_SERVING));
+  sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  EXPECT_TRUE(AwaitHealth(c.client_address(), grpc::health::v1::HealthCheckResponse::SERVING));
+  EXPECT_THAT(c.process()->Log(), HasSubstr("the job store cannot be written"));
+}
+
+TEST(Service, KilledWorkersJobFinishesOnAnotherWorker) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  auto a = StartWorker(c, dir, "a");
+  auto b = StartWorker(c, dir, "b");
+  const std::string id = Submit(c.stub(), SpecFor(kKorf3, "blank-first", "idastar"))->id();
+  absl::StatusOr<v1::Job> job = AwaitState(c.stub(), id, v1::JOB_STATE_RUNNING, absl::Seconds(10));
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::SleepFor(absl::Milliseconds(500));  // mid-search
+  auto& victim = job->worker_id() == "a" ? a : b;
+  const std::string survivor = job->worker_id() == "a" ? "b" : "a";
+  victim->Signal(SIGKILL);
+
+  const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(60));
+  ASSERT_EQ(w.finals(), 1);
+  const v1::Job& done = *w.final_job();
+  EXPECT_EQ(done.state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(done.result().length(), kKorf3Length);
+  EXPECT_EQ(done.worker_id(), survivor);
+  EXPECT_EQ(done.attempt(), 2);
+  EXPECT_EQ(done.lost_attempts(), 1);
+  testing::ExpectReplays(done);
+}
+
+// An IDA* job whose worker is killed after some thresholds finished goes on
+// from the last one stored on another worker, and still answers the
+// optimal length, once. Korf's first instance with Manhattan distance runs
+// nine thresholds (41 to 57), each several times the one before.
+TEST(Service, KilledWorkersIdaStarJobResumesAtItsCheckpoint) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  auto a = StartWorker(c, dir, "a");
+  v1::JobSpec spec = SpecFor("14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "blank-first", "idastar", "manhattan");
+  spec.set_threads(1);
+  const std::string id = Submit(c.stub(), spec)->id();
+  ASSERT_TRUE(AwaitState(c.stub(), id, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+  int bound = 0;
+  const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(30));
+  while (bound < 55 && absl::Now() < deadline) {
+    absl::StatusOr<v1::Job> job = GetJob(c.stub(), id);
+    ASSERT_TRUE(job.ok()) << job.status();
+    ASSERT_EQ(job->state(), v1::JOB_STATE_RUNNING) << "finished before the kill";
+    bound = job->checkpoint().bound();
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  ASSERT_GE(bound, 55);
+  a->Signal(SIGKILL);
+  auto b = StartWorker(c, dir, "b");
+
+  const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(120));
+  ASSERT_EQ(w.finals(), 1);
+  const v1::Job& done = *w.final_job();
+  EXPECT_EQ(done.state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(done.result().length(), 57);
+  EXPECT_TRUE(done.result().optimal());
+  EXPECT_EQ(done.worker_id(), "b");
+  EXPECT_EQ(done.attempt(), 2);
+  EXPECT_EQ(done.lost_attempts(), 1);
+  // b started at the stored threshold (or a later one, had a's last
+  // checkpoint landed after the poll), and the counts span both attempts.
+  EXPECT_GE(done.result().stats().resumed_from_bound(), bound);
+  EXPECT_EQ(done.result().stats().iterations(), 9);
+  EXPECT_GE(done.result().stats().expanded(), done.checkpoint().expanded());
+  testing::ExpectReplays(done);
+}
+
+// Korf's instance 17 (66 moves), about three seconds over two workers.
+constexpr char kKorf17[] = "15 14 0 4 11 1 6 13 7 5 8 9 3 2 10 12";
+constexpr int kKorf17Length = 66;
+
+// Waits until the split job is in the middle of a threshold of at least
+// `bound`: units done, and units still out.
+absl::StatusOr<v1::Job> AwaitMidThreshold(v1::SolverService::Stub& stub, const std::string& id, int bound) {
+  const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(60));
+  while (absl::Now() < deadline) {
+    absl::StatusOr<v1::Job> job = GetJob(stub, id);
+    if (!job.ok()) return job;
+    if (job->state() != v1::JOB_STATE_QUEUED && job->state() != v1::JOB_STATE_RUNNING) {
+      return absl::FailedPreconditionError("the job ended first");
+    }
+    const v1::Progress& p = job->progress();
+    if (p.bound() >= bound && p.units_done() > 0 && p.units_done() < p.units_total()) return job;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  return absl::DeadlineExceededError("no threshold that far");
+}
+
+// One job over three worker processes; one is killed with SIGKILL in the
+// middle of a threshold. Its units go to the others, and the job still
+// answers the optimal length, once, having used all three.
+TEST(Service, SplitJobSurvivesAWorkerKilledMidThreshold) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  std::vector<std::unique_ptr<testing::Process>> workers;
+  for (const char* id : {"a", "b", "c"}) workers.push_back(StartWorker(c, dir, id, {"--max-search-threads=1"}));
+  v1::JobSpec spec = SpecFor(kKorf17, "blank-first", "idastar", "manhattan");
+  spec.set_max_workers(3);
+  const std::string id = Submit(c.stub(), spec)->id();
+  absl::StatusOr<v1::Job> mid = AwaitMidThreshold(c.stub(), id, 60);
+  ASSERT_TRUE(mid.ok()) << mid.status();
+  EXPECT_EQ(mid->progress().workers(), 3);
+  workers[1]->Signal(SIGKILL);
+
+  const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(120));
+  ASSERT_EQ(w.finals(), 1);
+  const v1::Job& done = *w.final_job();
+  EXPECT_EQ(done.state(), v1::JOB_STATE_DONE) << done.error();
+  EXPECT_EQ(done.result().length(), kKorf17Length);
+  EXPECT_TRUE(done.result().optimal());
+  EXPECT_EQ(done.result().stats().workers(), 3);
+  EXPECT_GT(done.result().stats().work_units(), 100);
+  EXPECT_EQ(done.lost_attempts(), 0);
+  EXPECT_EQ(done.attempt(), 1);
+  testing::ExpectReplays(done);
+  bool units_seen = false;
+  for (const v1::JobEvent& e : w.events) units_seen |= e.has_progress() && e.progress().units_total() > 0;
+  EXPECT_TRUE(units_seen);
+}
+
+// The worker's side of a hand back, against a coordinator played here. A
+// unit (all of a Korf instance, at a threshold below its solution) is asked
+// for part of itself back at its first progress report. The worker hands
+// back subtrees below it and lists them again with its result; searched
+// here, they and the result expand exactly the nodes the whole unit does,
+// and see the same least f beyond the threshold.
+TEST(Service, AWorkerHandsBackPartOfAUnitWhenAsked) {
+  class PlayedCoordinator final : public v1::WorkerService::Service {
+   public:
+    explicit PlayedCoordinator(v1::Assignment unit) : unit_(std::move(unit)) {}
+    grpc::Status Connect(grpc::ServerContext*,
+                         grpc::ServerReaderWriter<v1::CoordinatorMessage, v1::WorkerMessage>* stream) override {
+      v1::WorkerMessage m;
+      if (!stream->Read(&m) || !m.has_hello()) return grpc::Status::OK;
+      v1::CoordinatorMessage out;
+      *out.mutable_assign() = unit_;
+      stream->Write(out);
+      bool asked = false;
+      while (stream->Read(&m)) {
+        if (m.has_progress() && !asked) {
+          asked = true;
+          out.mutable_hand_back()->set_job_id(unit_.job_id());
+          out.mutable_hand_back()->set_attempt(unit_.attempt());
+          stream->Write(out);
+        }
+        absl::MutexLock lock(&mu_);
+        if (m.has_handed_back()) {
+          handed_back_.insert(handed_back_.end(), m.handed_back().prefixes().begin(), m.handed_back().prefixes().end());
+        }
+        if (m.has_finished() && !finished_) finished_ = m.finished();
+      }
+      return grpc::Status::OK;
+    }
+    std::optional<v1::JobFinished> Await(absl::Duration timeout) {
+      absl::MutexLock lock(&mu_);
+      mu_.AwaitWithTimeout(absl::Condition(
+                               +[](std::optional<v1::JobFinished>* f) { return f->has_value(); }, &finished_),
+                           timeout);
+      return finished_;
+    }
+    std::vector<std::string> handed_back() {
+      absl::MutexLock lock(&mu_);
+      return handed_back_;
+    }
+
+   private:
+    const v1::Assignment unit_;
+    absl::Mutex mu_;
+    std::vector<std::string> handed_back_ ABSL_GUARDED_BY(mu_);
+    std::optional<v1::JobFinished> finished_ ABSL_GUARDED_BY(mu_);
+  };
+
+  const int bound = kKorf17Length - 4;
+  v1::Assignment unit;
+  unit.set_job_id("job-played/1");
+  unit.set_attempt(1);
+  *unit.mutable_spec() = SpecFor(kKorf17, "blank-first", "idastar", "manhattan");
+  unit.mutable_unit()->set_bound(bound);
+  PlayedCoordinator coordinator(unit);
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&coordinator);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_GT(port, 0);
+  testing::TempDir dir;
+  {
+    testing::Process worker(
+        {absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-worker"), absl::StrCat("--coordinator=127.0.0.1:", port),
+         "--worker-id=w", absl::StrCat("--data-dir=", dir.path()), "--progress-interval-ms=20", "--metrics-listen="},
+        dir.path() + "/worker.log");
+    const std::optional<v1::JobFinished> finished = coordinator.Await(testing::Scaled(absl::Seconds(60)));
+    ASSERT_TRUE(finished) << worker.Log();
+    ASSERT_EQ(finished->error(), "");
+    EXPECT_EQ(finished->result().status(), "depth_limit");
+    const std::vector<std::string> listed(finished->handed_back().begin(), finished->handed_back().end());
+    ASSERT_FALSE(listed.empty()) << "nothing handed back";
+    EXPECT_EQ(listed, coordinator.handed_back());
+
+    auto search = [&](const std::string& prefix) {
+      absl::StatusOr<SolveRequest> r = RequestFromSpec(unit.spec());
+      EXPECT_TRUE(r.ok()) << r.status();
+      r->options.subtree = SearchOptions::SubtreePass{*ParseMoves(prefix), bound};
+      absl::StatusOr<SolveResult> solved = Solve(*r);
+      EXPECT_TRUE(solved.ok()) << solved.status();
+      return solved.ok() ? *solved : SolveResult{};
+    };
+    const SolveResult whole = search("");
+    uint64_t expanded = finished->result().stats().expanded();
+    int next_bound = finished->next_bound();
+    for (const std::string& prefix : listed) {
+      EXPECT_GT(prefix.size(), 0u);
+      const SolveResult part = search(prefix);
+      EXPECT_EQ(part.status, SearchStatus::kDepthLimit);
+      expanded += part.stats.expanded;
+      if (part.next_bound != 0) next_bound = std::min(next_bound, part.next_bound);
+    }
+    EXPECT_EQ(expanded, whole.stats.expanded);
+    EXPECT_EQ(next_bound, whole.next_bound);
+  }
+  server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
+}
+
+// Cancelling a split job stops its units on every worker: jobs submitted
+// right after start on those workers within the promised 200 ms (plus
+// their own few milliseconds).
+TEST(Service, CancellingASplitJobFreesEveryWorkerAtOnce) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  auto a = StartWorker(c, dir, "a", {"--max-search-threads=1"});
+  auto b = StartWorker(c, dir, "b", {"--max-search-threads=1"});
+  v1::JobSpec spec = SpecFor(kKorf17, "blank-first", "idastar", "manhattan");
+  spec.set_max_workers(2);
+  const std::string id = Submit(c.stub(), spec)->id();
+  ASSERT_TRUE(AwaitMidThreshold(c.stub(), id, 56).ok());
+  grpc::ClientContext context;
+  v1::CancelJobRequest cancel;
+  cancel.set_job_id(id);
+  v1::Job cancelled;
+  ASSERT_TRUE(c.stub().CancelJob(&context, cancel, &cancelled).ok());
+  EXPECT_EQ(cancelled.state(), v1::JOB_STATE_CANCELLED);
+  const absl::Time after = absl::Now();
+  std::vector<std::string> quick;
+  for (int i = 0; i < 2; ++i) quick.push_back(Submit(c.stub(), SpecFor("8 1 3 4 0 2 7 6 5"))->id());
+  for (const std::string& q : quick) {
+    absl::StatusOr<v1::Job> done = AwaitState(c.stub(), q, v1::JOB_STATE_DONE, absl::Seconds(10));
+    ASSERT_TRUE(done.ok()) << done.status();
+  }
+  EXPECT_LT(absl::Now() - after, testing::Scaled(absl::Milliseconds(400)));
+  EXPECT_EQ(GetJob(c.stub(), id)->result().status(), "cancelled");
+}
+
+TEST(Service, KilledCoordinatorLosesNothingAndReportsEachJobOnce) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  auto a = StartWorker(c, dir, "a");
+  auto b = StartWorker(c, dir, "b");
+  std::vector<std::pair<std::string, int>> jobs;  // id, length
+  jobs.emplace_back(Submit(c.stub(), SpecFor(kKorf3, "blank-first", "idastar"))->id(), kKorf3Length);
+  jobs.emplace_back(Submit(c.stub(), SpecFor(kKorf4, "blank-first", "idastar"))->id(), kKorf4Length);
+  for (const char* board : {"8 1 3 4 0 2 7 6 5", "8 6 7 2 5 4 3 0 1", "6 4 7 8 5 0 3 2 1"}) {
+    jobs.emplace_back(Submit(c.stub(), SpecFor(board, "standard", "idastar"))->id(),
+                      std::string(board) == "8 1 3 4 0 2 7 6 5" ? 14 : 31);
+  }
+  // Killed before an assignment is stored, the coordinator would rightly
+  // start that job over under a new attempt number.
+  for (int i : {0, 1}) {
+    const absl::Status stored = AwaitStoredState(c.stub(), jobs[i].first, v1::JOB_STATE_RUNNING, absl::Seconds(10));
+    ASSERT_TRUE(stored.ok()) << stored;
+  }
+  EXPECT_EQ(GetJob(c.stub(), jobs[4].first)->state(), v1::JOB_STATE_QUEUED);
+
+  c.process()->Signal(SIGKILL);
+  ASSERT_EQ(c.process()->Wait(absl::Seconds(5)), -1);  // killed, not exited
+  absl::SleepFor(absl::Milliseconds(300));
+  c.Start();
+
+  for (const auto& [id, length] : jobs) {
+    const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(90));
+    EXPECT_TRUE(w.status.ok()) << w.status.error_message() << "\n" << c.process()->Log();
+    ASSERT_EQ(w.finals(), 1) << id;
+    const v1::Job& done = *w.final_job();
+    EXPECT_EQ(done.state(), v1::JOB_STATE_DONE) << done.error();
+    EXPECT_EQ(done.result().length(), length);
+    EXPECT_LE(done.attempt(), 2);
+    testing::ExpectReplays(done);
+    // Asking again gives the same single answer.
+    EXPECT_EQ(GetJob(c.stub(), id)->result().moves(), done.result().moves());
+  }
+  // The long jobs' workers kept them across the restart rather than start over.
+  EXPECT_EQ(GetJob(c.stub(), jobs[0].first)->attempt(), 1) << c.process()->Log() << a->Log() << b->Log();
+}
+
+TEST(Service, FiveHundredConcurrentJobsFromSeveralClients) {
+  testing::TempDir dir;
+  Coordinator c(dir, 2);
+  c.Start();
+  const Board goal = *GoalPreset("standard", 3, 3);
+  const testing::ExhaustiveDistances oracle(goal);
+  constexpr int kClients = 5, kJobsEach = 100;
+  std::atomic<int> right = 0, finals = 0;
+  std::vector<std::string> failures;
+  absl::Mutex mu;
+  std::vector<std::thread> clients;
+  for (int k = 0; k < kClients; ++k) {
+    clients.emplace_back([&, k] {
+      // Each client its own connection, submitting all its jobs first.
+      auto stub =
+          v1::SolverService::NewStub(grpc::CreateChannel(c.client_address(), grpc::InsecureChannelCredentials()));
+      std::mt19937_64 rng(k);
+      std::vector<std::pair<std::string, int>> mine;
+      for (int i = 0; i < kJobsEach; ++i) {
+        const Board start = RandomSolvableBoard(goal, rng);
+        v1::JobSpec spec;
+        *spec.mutable_start() = BoardToProto(start);
+        spec.set_algorithm(i % 2 ? "idastar" : "astar");
+        absl::StatusOr<v1::Job> job = Submit(*stub, spec);
+        if (!job.ok()) {
+          absl::MutexLock lock(&mu);
+          failures.push_back(std::string(job.status().message()));
+          continue;
+        }
+        mine.emplace_back(job->id(), oracle.Distance(start));
+      }
+      for (const auto& [id, distance] : mine) {
+        const testing::Watched w = WatchToEnd(*stub, id, absl::Seconds(120));
+        finals += w.finals();
+        if (w.final_job() != nullptr && w.final_job()->result().length() == distance &&
+            w.final_job()->result().optimal()) {
+          ++right;
+        }
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_TRUE(failures.empty()) << failures.front();
+  EXPECT_EQ(finals, kClients * kJobsEach);
+  EXPECT_EQ(right, kClients * kJobsEach);
+}
+
+TEST(Service, SigtermDrainsTheCoordinatorAndLetsRunningJobsFinish) {
+  testing::TempDir dir;
+  const absl::Duration grace = testing::Scaled(absl::Seconds(20));
+  Coordinator c(dir, 1, {absl::StrCat("--drain-grace-ms=", grace / absl::Milliseconds(1))});
+  c.Start();
+  const std::string id = Submit(c.stub(), SpecFor(kKorf4, "blank-first", "idastar"))->id();
+  ASSERT_TRUE(AwaitState(c.stub(), id, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+  c.process()->Signal(SIGTERM);
+  // New work is refused while it drains.
+  absl::SleepFor(absl::Milliseconds(100));
+  EXPECT_EQ(Submit(c.stub(), SpecFor("8 1 3 4 0 2 7 6 5")).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(c.process()->Wait(grace), 0) << c.process()->Log();
+  c.Start();
+  const absl::StatusOr<v1::Job> job = GetJob(c.stub(), id);
+  ASSERT_TRUE(job.ok()) << job.status() << "\n" << c.process()->Log();
+  EXPECT_EQ(job->state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(job->result().length(), kKorf4Length);
+}
+
+TEST(Service, SigtermedWorkerHandsItsJobBackWithoutPenalty) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  auto a = StartWorker(c, dir, "a", {"--drain-grace-ms=300"});
+  const std::string id = Submit(c.stub(), SpecFor(kKorf3, "blank-first", "idastar"))->id();
+  ASSERT_TRUE(AwaitState(c.stub(), id, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+  auto b = StartWorker(c, dir, "b");
+  a->Signal(SIGTERM);
+  EXPECT_EQ(a->Wait(absl::Seconds(10)), 0) << a->Log();
+  const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(60));
+  ASSERT_EQ(w.finals(), 1);
+  EXPECT_EQ(w.final_job()->worker_id(), "b");
+  EXPECT_EQ(w.final_job()->lost_attempts(), 0);
+  EXPECT_EQ(w.final_job()->result().length(), kKorf3Length);
+}
+
+TEST(Service, GenericToolsFindHealthAndTheApiByReflection) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  auto channel = grpc::CreateChannel(c.client_address(), grpc::InsecureChannelCredentials());
+
+  auto health = grpc::health::v1::Health::NewStub(channel);
+  for (const char* service : {"", "npuzzle.v1.SolverService"}) {
+    grpc::ClientContext context;
+    grpc::health::v1::HealthCheckRequest request;
+    request.set_service(service);
+    grpc::health::v1::HealthCheckResponse response;
+    ASSERT_TRUE(health->Check(&context, request, &response).ok()) << service;
+    EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+  }
+
+  auto reflection = grpc::reflection::v1alpha::ServerReflection::NewStub(channel);
+  grpc::ClientContext context;
+  auto stream = reflection->ServerReflectionInfo(&context);
+  grpc::reflection::v1alpha::ServerReflectionRequest list;
+  list.set_list_services("");
+  ASSERT_TRUE(stream->Write(list));
+  grpc::reflection::v1alpha::ServerReflectionResponse listed;
+  ASSERT_TRUE(stream->Read(&listed));
+  std::vector<std::string> names;
+  for (const auto& s : listed.list_services_response().service()) names.push_back(s.name());
+  EXPECT_THAT(names, ::testing::Contains("npuzzle.v1.SolverService"));
+
+  grpc::reflection::v1alpha::ServerReflectionRequest file;
+  file.set_file_containing_symbol("npuzzle.v1.SolverService");
+  ASSERT_TRUE(stream->Write(file));
+  grpc::reflection::v1alpha::ServerReflectionResponse described;
+  ASSERT_TRUE(stream->Read(&described));
+  bool found = false;
+  for (const std::string& bytes : described.file_descriptor_response().file_descriptor_proto()) {
+    google::protobuf::FileDescriptorProto proto;
+    ASSERT_TRUE(proto.ParseFromString(bytes));
+    for (const auto& service : proto.service()) {
+      if (service.name() != "SolverService") continue;
+      for (const auto& method : service.method()) found |= method.name() == "SubmitJob";
+    }
+  }
+  EXPECT_TRUE(found);
+  stream->WritesDone();
+}
+
+TEST(Service, MetricsEndpointsCountWhatHappened) {
+  using testing::MetricValue;
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  ASSERT_GT(c.metrics_port(), 0);
+  const std::string worker_port_file = dir.path() + "/worker-metrics-port";
+  auto worker = StartWorker(c, dir, "m1", {"--metrics-listen=127.0.0.1:0", "--port-file=" + worker_port_file});
+
+  std::vector<std::string> ids;
+  for (const char* board : {"8 1 3 4 0 2 7 6 5", "1 2 3 4 5 6 0 7 8", "4 1 3 7 2 6 0 5 8"}) {
+    ids.push_back(Submit(c.stub(), SpecFor(board))->id());
+  }
+  v1::JobSpec pdb = SpecFor("8 6 7 2 5 4 3 0 1", "standard", "idastar", "pdb");
+  pdb.set_pdb_preset("8");
+  ids.push_back(Submit(c.stub(), pdb)->id());
+  ASSERT_EQ(Submit(c.stub(), SpecFor("1 2 3 4 5 6 8 7 0"))->state(), v1::JOB_STATE_DONE);  // unsolvable
+  uint64_t expanded = 0;
+  for (const std::string& id : ids) {
+    absl::StatusOr<v1::Job> job = AwaitState(c.stub(), id, v1::JOB_STATE_DONE, absl::Seconds(60));
+    ASSERT_TRUE(job.ok()) << job.status();
+    expanded += job->result().stats().expanded();
+  }
+  EXPECT_EQ(GetJob(c.stub(), ids[3])->result().length(), 31);
+
+  absl::StatusOr<testing::HttpResponse> scraped = testing::HttpGet("127.0.0.1", c.metrics_port(), "/metrics");
+  ASSERT_TRUE(scraped.ok()) << scraped.status();
+  ASSERT_EQ(scraped->code, 200);
+  const std::string& coordinator = scraped->body;
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_jobs_submitted_total"), 5);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_jobs_finished_total{state=\"done\"}"), 5);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_jobs{state=\"done\"}"), 5);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_job_latency_seconds_count"), 5);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_job_attempts_total"), 4);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_nodes_expanded_total"), expanded);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_queue_depth"), 0);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_workers_connected"), 1);
+  EXPECT_EQ(MetricValue(coordinator, "npuzzle_coordinator_worker_free_slots{worker=\"m1\"}"), 1);
+
+  int worker_port = 0;
+  std::ifstream(worker_port_file) >> worker_port;
+  ASSERT_GT(worker_port, 0);
+  // The worker forgets a job just after sending its result, so its gauge
+  // of running jobs may trail the coordinator's answer by a moment.
+  std::string w;
+  for (const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(5));;) {
+    scraped = testing::HttpGet("127.0.0.1", worker_port, "/metrics");
+    ASSERT_TRUE(scraped.ok()) << scraped.status();
+    w = scraped->body;
+    if (MetricValue(w, "npuzzle_worker_running_jobs") == 0 || absl::Now() > deadline) break;
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_EQ(MetricValue(w, "npuzzle_worker_jobs_total{outcome=\"finished\"}"), 4);
+  EXPECT_EQ(MetricValue(w, "npuzzle_worker_nodes_expanded_total"), expanded);
+  EXPECT_EQ(MetricValue(w, "npuzzle_worker_running_jobs"), 0);
+  EXPECT_EQ(MetricValue(w, "npuzzle_worker_slots"), 1);
+  EXPECT_EQ(MetricValue(w, "npuzzle_pdb_tables_loaded"), 1);
+}
+
+}  // namespace
+}  // namespace npuzzle
