@@ -30,7 +30,7 @@
 #include "grpcpp/grpcpp.h"
 #include "health_check.grpc.pb.h"
 #include "jobspec/job_spec.h"
-#include "service/job_store.h"
+#include "service/store/sqlite_job_store.h"
 #include "tests/util/service_harness.h"
 
 ABSL_FLAG(int, samples, 1000, "latency samples of each kind");
@@ -60,7 +60,7 @@ double SyncMicros(int fd) {
 // store write costs beside a bare fdatasync.
 std::vector<double> StoreCommitMicros(const std::string& dir, int samples) {
   std::vector<double> us;
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(dir + "/commit-bench.db", true);
+  absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(dir + "/commit-bench.db", true);
   if (!store.ok()) return us;
   for (int i = 1; i <= samples; ++i) {
     v1::Job job;

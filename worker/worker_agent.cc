@@ -38,6 +38,14 @@ void AddEarlierWork(const v1::Checkpoint& earlier, v1::Stats* stats) {
   stats->set_iterations(stats->iterations() + earlier.iterations());
 }
 
+// Names the job (or unit) and attempt a message is about.
+template <class Message, class Job>
+void Name(Message* m, const Job& job) {
+  m->set_job_id(job.id);
+  m->set_unit_id(job.unit);
+  m->set_attempt(job.attempt);
+}
+
 }  // namespace
 
 WorkerAgent::WorkerAgent(AgentOptions options) : options_(std::move(options)) { RegisterMetrics(); }
@@ -84,11 +92,7 @@ v1::WorkerMessage WorkerAgent::Hello() {
   gethostname(host, sizeof host - 1);
   hello->set_host(host);
   absl::MutexLock lock(&mu_);
-  for (const auto& [id, job] : jobs_) {
-    v1::RunningJob* r = hello->add_running();
-    r->set_job_id(id);
-    r->set_attempt(job->attempt);
-  }
+  for (const auto& [key, job] : jobs_) Name(hello->add_running(), *job);
   for (const v1::JobFinished& f : recent_) *hello->add_finished() = f;
   return m;
 }
@@ -169,11 +173,11 @@ void WorkerAgent::Session(v1::WorkerService::Stub& stub) {
       StartJob(incoming.assign());
     } else if (incoming.has_cancel()) {
       absl::MutexLock lock(&mu_);
-      auto it = jobs_.find(incoming.cancel().job_id());
+      auto it = jobs_.find({incoming.cancel().job_id(), incoming.cancel().unit_id()});
       if (it != jobs_.end() && it->second->attempt == incoming.cancel().attempt()) it->second->cancel.Cancel();
     } else if (incoming.has_hand_back()) {
       absl::MutexLock lock(&mu_);
-      auto it = jobs_.find(incoming.hand_back().job_id());
+      auto it = jobs_.find({incoming.hand_back().job_id(), incoming.hand_back().unit_id()});
       if (it != jobs_.end() && it->second->attempt == incoming.hand_back().attempt() && it->second->hand_back) {
         it->second->hand_back->Request();
       }
@@ -194,6 +198,7 @@ void WorkerAgent::Session(v1::WorkerService::Stub& stub) {
 void WorkerAgent::StartJob(const v1::Assignment& assignment) {
   auto job = std::make_shared<Job>();
   job->id = assignment.job_id();
+  job->unit = assignment.unit().id();
   job->attempt = assignment.attempt();
   job->resume = assignment.checkpoint();
   if (assignment.has_unit()) {
@@ -202,8 +207,7 @@ void WorkerAgent::StartJob(const v1::Assignment& assignment) {
     job->hand_back = std::make_unique<HandBack>([this, job = job.get()](std::vector<std::vector<Dir>> prefixes) {
       v1::WorkerMessage m;
       v1::HandedBack* given = m.mutable_handed_back();
-      given->set_job_id(job->id);
-      given->set_attempt(job->attempt);
+      Name(given, *job);
       for (const std::vector<Dir>& prefix : prefixes) given->add_prefixes(MovesToString(prefix));
       if (!Send(m)) return false;
       absl::MutexLock lock(&mu_);
@@ -213,15 +217,14 @@ void WorkerAgent::StartJob(const v1::Assignment& assignment) {
   }
   {
     absl::MutexLock lock(&mu_);
-    if (jobs_.contains(job->id)) return;  // a repeat
+    if (jobs_.contains({job->id, job->unit})) return;  // a repeat
     if (draining_) {
       v1::WorkerMessage m;
-      m.mutable_released()->set_job_id(job->id);
-      m.mutable_released()->set_attempt(job->attempt);
+      Name(m.mutable_released(), *job);
       Send(m);
       return;
     }
-    jobs_[job->id] = job;
+    jobs_[{job->id, job->unit}] = job;
     waiting_.emplace_back(job, assignment);
   }
 }
@@ -244,8 +247,7 @@ void WorkerAgent::RunJobs() {
 void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignment) {
   v1::WorkerMessage done;
   v1::JobFinished* finished = done.mutable_finished();
-  finished->set_job_id(job->id);
-  finished->set_attempt(job->attempt);
+  Name(finished, *job);
   uint64_t run_expanded = 0;
   absl::StatusOr<SolveRequest> request = RequestFromAssignment(assignment, job->hand_back.get());
   if (request.ok()) {
@@ -296,8 +298,7 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignm
   }
   if (release) {
     v1::WorkerMessage m;
-    m.mutable_released()->set_job_id(job->id);
-    m.mutable_released()->set_attempt(job->attempt);
+    Name(m.mutable_released(), *job);
     Send(m);
   } else {
     Send(done);
@@ -305,7 +306,7 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignm
   // Only now: a drain waits for this, and must not close the link before
   // the message above is on it.
   absl::MutexLock lock(&mu_);
-  jobs_.erase(job->id);
+  jobs_.erase({job->id, job->unit});
 }
 
 void WorkerAgent::SendLoop() {
@@ -316,11 +317,10 @@ void WorkerAgent::SendLoop() {
     {
       absl::MutexLock lock(&mu_);
       if (stopped_) return;
-      for (auto& [id, job] : jobs_) {
+      for (auto& [key, job] : jobs_) {
         if (!job->unsent_progress) continue;
         v1::WorkerMessage m;
-        m.mutable_progress()->set_job_id(id);
-        m.mutable_progress()->set_attempt(job->attempt);
+        Name(m.mutable_progress(), *job);
         *m.mutable_progress()->mutable_progress() = *std::move(job->unsent_progress);
         job->unsent_progress.reset();
         out.push_back(std::move(m));
@@ -328,11 +328,7 @@ void WorkerAgent::SendLoop() {
       if (absl::Now() >= next_heartbeat) {
         next_heartbeat = absl::Now() + options_.heartbeat_interval;
         v1::WorkerMessage m;
-        for (const auto& [id, job] : jobs_) {
-          v1::RunningJob* r = m.mutable_heartbeat()->add_running();
-          r->set_job_id(id);
-          r->set_attempt(job->attempt);
-        }
+        for (const auto& [key, job] : jobs_) Name(m.mutable_heartbeat()->add_running(), *job);
         if (!m.has_heartbeat()) m.mutable_heartbeat();
         out.push_back(std::move(m));
       }

@@ -58,8 +58,12 @@ class WorkerAgent {
  private:
   using Stream = grpc::ClientReaderWriter<v1::WorkerMessage, v1::CoordinatorMessage>;
 
+  // A job runs whole (unit 0) or as one work unit of a job spread over
+  // workers; a worker may run several units of one job at once.
+  using Key = std::pair<std::string, int64_t>;  // job id, unit id
   struct Job {
     std::string id;
+    int64_t unit = 0;
     int attempt = 0;
     v1::Checkpoint resume;  // where an earlier attempt got to
     CancelToken cancel;
@@ -95,7 +99,7 @@ class WorkerAgent {
   prometheus::Counter* released_;
 
   absl::Mutex mu_;
-  std::map<std::string, std::shared_ptr<Job>> jobs_ ABSL_GUARDED_BY(mu_);
+  std::map<Key, std::shared_ptr<Job>> jobs_ ABSL_GUARDED_BY(mu_);
   // Jobs waiting for one of the `concurrency` runner threads, which Run
   // starts and joins (a thread per job costs more than a trivial job).
   std::deque<std::pair<std::shared_ptr<Job>, v1::Assignment>> waiting_ ABSL_GUARDED_BY(mu_);

@@ -17,7 +17,7 @@
 #include "jobspec/job_spec.h"
 #include "jobspec/spec_bounds.h"
 #include "npuzzle/v1/solver.pb.h"
-#include "service/limit_policy.h"
+#include "service/jobs/limit_policy.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/util/exhaustive.h"
 #include "tests/util/process_util.h"

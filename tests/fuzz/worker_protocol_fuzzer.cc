@@ -17,7 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "service/job_manager.h"
+#include "absl/strings/str_cat.h"
+#include "service/jobs/job_manager.h"
+#include "service/store/sqlite_job_store.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace npuzzle {
@@ -67,11 +69,11 @@ class Run {
         const int k = in.Next(3);
         links_[k] = std::make_shared<FakeLink>();
         v1::WorkerHello hello;
-        hello.set_worker_id("w" + std::to_string(k));
+        hello.set_worker_id(absl::StrCat("w", k));
         hello.set_capacity(in.Next(4));
         for (int n = in.Next(3); n > 0 && !ids_.empty(); --n) {
           v1::RunningJob* r = hello.add_running();
-          r->set_job_id(Target(in));
+          Aim(in, r);
           r->set_attempt(in.Next(5));
         }
         for (int n = in.Next(2); n > 0 && !ids_.empty(); --n) *hello.add_finished() = Finished(in);
@@ -92,16 +94,16 @@ class Run {
         v1::WorkerMessage m;
         switch (in.Next(6)) {
           case 0:
-            m.mutable_heartbeat()->add_running()->set_job_id(Target(in));
+            Aim(in, m.mutable_heartbeat()->add_running());
             break;
           case 1:
-            m.mutable_progress()->set_job_id(Target(in));
+            Aim(in, m.mutable_progress());
             m.mutable_progress()->set_attempt(in.Next(5));
             // Enough, at times, for the coordinator to ask for part of a unit back.
             m.mutable_progress()->mutable_progress()->set_expanded(in.Next(2) ? in.Next(100) : 1000000);
             break;
           case 4:
-            m.mutable_handed_back()->set_job_id(Target(in));
+            Aim(in, m.mutable_handed_back());
             m.mutable_handed_back()->set_attempt(in.Next(5));
             AddPrefixes(in, m.mutable_handed_back()->mutable_prefixes());
             break;
@@ -109,7 +111,7 @@ class Run {
             *m.mutable_finished() = Finished(in);
             break;
           case 3:
-            m.mutable_released()->set_job_id(Target(in));
+            Aim(in, m.mutable_released());
             m.mutable_released()->set_attempt(in.Next(5));
             break;
           default:
@@ -137,7 +139,7 @@ class Run {
 
  private:
   void Open() {
-    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path_, /*full_sync=*/false);
+    absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(path_, /*full_sync=*/false);
     FUZZ_CHECK(store.ok(), "%s", store.status().ToString().c_str());
     store_ = *std::move(store);
     ManagerOptions options;
@@ -149,7 +151,7 @@ class Run {
 
   v1::JobFinished Finished(Input& in) {
     v1::JobFinished f;
-    f.set_job_id(Target(in));
+    Aim(in, &f);
     f.set_attempt(in.Next(5));
     switch (in.Next(4)) {
       case 0:
@@ -179,10 +181,11 @@ class Run {
     }
   }
 
-  // A known job, or one of its first work units.
-  std::string Target(Input& in) {
-    const std::string& id = ids_[in.Next(ids_.size())];
-    return in.Next(2) ? id : UnitKey(id, 1 + in.Next(8));
+  // Aims a message at a known job, or at one of its first work units.
+  template <class Message>
+  void Aim(Input& in, Message* m) {
+    m->set_job_id(ids_[in.Next(ids_.size())]);
+    if (!in.Next(2)) m->set_unit_id(1 + in.Next(8));
   }
 
   bool known(const std::string& id) const { return std::find(ids_.begin(), ids_.end(), id) != ids_.end(); }

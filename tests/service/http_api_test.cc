@@ -17,9 +17,9 @@
 #include "gtest/gtest.h"
 #include "jobspec/job_spec.h"
 #include "nlohmann/json.hpp"
-#include "service/http_mapping.h"
-#include "service/token_book.h"
-#include "service/web_page.h"
+#include "service/api/http_mapping.h"
+#include "service/api/token_book.h"
+#include "service/api/web_page.h"
 #include "tests/util/http_get.h"
 #include "tests/util/service_harness.h"
 

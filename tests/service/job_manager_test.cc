@@ -1,6 +1,6 @@
 // The coordinator's job model, driven directly (no network): a real SQLite
 // file, fake worker links that record what they are sent.
-#include "service/job_manager.h"
+#include "service/jobs/job_manager.h"
 
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "jobspec/job_spec.h"
 #include "jobspec/work_unit.h"
+#include "service/store/sqlite_job_store.h"
 #include "tests/util/http_get.h"
 #include "tests/util/process_util.h"
 
@@ -98,6 +99,7 @@ v1::JobSpec Spec(const std::string& board = "8 1 3 4 0 2 7 6 5") {
 v1::WorkerMessage Finished(const v1::Assignment& a, const std::string& status = "solved") {
   v1::WorkerMessage m;
   m.mutable_finished()->set_job_id(a.job_id());
+  m.mutable_finished()->set_unit_id(a.unit().id());
   m.mutable_finished()->set_attempt(a.attempt());
   m.mutable_finished()->mutable_result()->set_status(status);
   m.mutable_finished()->mutable_result()->set_moves("UD");
@@ -112,6 +114,7 @@ v1::WorkerMessage UnitResult(const v1::Assignment& a, v1::WorkerMessage* handed_
   v1::JobFinished* finished = m.mutable_finished();
   HandBack hand_back([&](std::vector<std::vector<Dir>> prefixes) {
     handed_back->mutable_handed_back()->set_job_id(a.job_id());
+    handed_back->mutable_handed_back()->set_unit_id(a.unit().id());
     handed_back->mutable_handed_back()->set_attempt(a.attempt());
     for (const std::vector<Dir>& prefix : prefixes) {
       handed_back->mutable_handed_back()->add_prefixes(MovesToString(prefix));
@@ -125,6 +128,7 @@ v1::WorkerMessage UnitResult(const v1::Assignment& a, v1::WorkerMessage* handed_
   absl::StatusOr<SolveResult> solved = Solve(*request);
   EXPECT_TRUE(solved.ok()) << solved.status();
   finished->set_job_id(a.job_id());
+  finished->set_unit_id(a.unit().id());
   finished->set_attempt(a.attempt());
   *finished->mutable_result() = ResultToProto(*solved);
   finished->set_next_bound(solved->next_bound);
@@ -158,7 +162,7 @@ class JobManagerTest : public ::testing::Test {
   void Restart(ManagerOptions options = Defaults()) {
     manager_.reset();
     store_.reset();
-    store_ = *JobStore::Open(dir_.path() + "/jobs.db");
+    store_ = *SqliteJobStore::Open(dir_.path() + "/jobs.db");
     manager_ = std::make_unique<JobManager>(store_.get(), options);
     ASSERT_TRUE(manager_->Start().ok());
   }
@@ -587,7 +591,8 @@ TEST_F(JobManagerTest, SplitJobRunsOnSeveralWorkersSurvivesALostOneAndEndsOnce) 
   for (auto& link : links) {
     for (const v1::Assignment& a : link->Assignments()) {
       EXPECT_TRUE(a.has_unit());
-      EXPECT_THAT(a.job_id(), ::testing::StartsWith(job.id() + "/"));
+      EXPECT_EQ(a.job_id(), job.id());
+      EXPECT_GT(a.unit().id(), 0);
       EXPECT_EQ(a.spec().max_workers(), 0);
       EXPECT_EQ(a.spec().threads(), 1);
     }
@@ -671,6 +676,7 @@ TEST_F(JobManagerTest, AnIdleWorkerGetsWhatALongUnitHandsBack) {
   // A unit that has searched little is not worth cutting.
   v1::WorkerMessage progress;
   progress.mutable_progress()->set_job_id(long_unit->job_id());
+  progress.mutable_progress()->set_unit_id(long_unit->unit().id());
   progress.mutable_progress()->set_attempt(long_unit->attempt());
   progress.mutable_progress()->mutable_progress()->set_expanded(1000);
   Receive(w1.get(), progress);
@@ -679,6 +685,7 @@ TEST_F(JobManagerTest, AnIdleWorkerGetsWhatALongUnitHandsBack) {
   Receive(w1.get(), progress);
   ASSERT_EQ(w1->HandBacks().size(), 1u);
   EXPECT_EQ(w1->HandBacks()[0].job_id(), long_unit->job_id());
+  EXPECT_EQ(w1->HandBacks()[0].unit_id(), long_unit->unit().id());
   EXPECT_EQ(w1->HandBacks()[0].attempt(), long_unit->attempt());
   Receive(w1.get(), progress);
   EXPECT_EQ(w1->HandBacks().size(), 1u) << "asked again at once";
@@ -718,6 +725,7 @@ TEST_F(JobManagerTest, ASubtreeHandedBackFromOutsideItsUnitFailsTheJob) {
   outside.pop_back();
   v1::WorkerMessage m;
   m.mutable_handed_back()->set_job_id(unit.job_id());
+  m.mutable_handed_back()->set_unit_id(unit.unit().id());
   m.mutable_handed_back()->set_attempt(unit.attempt());
   m.mutable_handed_back()->add_prefixes(outside);
   Receive(w1.get(), m);
@@ -740,6 +748,7 @@ TEST_F(JobManagerTest, CancellingASplitJobStopsEveryUnitOutAndFreesTheirWorkers)
   for (FakeLink* link : {w1.get(), w2.get()}) {
     ASSERT_EQ(link->Cancels().size(), 1u);
     EXPECT_EQ(link->Cancels()[0].job_id(), link->Assignments()[0].job_id());
+    EXPECT_EQ(link->Cancels()[0].unit_id(), link->Assignments()[0].unit().id());
   }
   EXPECT_EQ(manager_->Counts().running, 0);
   // Their answers come after the end: ignored, and the workers take new work.
@@ -769,6 +778,7 @@ TEST_F(JobManagerTest, SplitJobsShowInWorkerGaugesAndAskForMoreWorkers) {
 
   v1::WorkerMessage progress;
   progress.mutable_progress()->set_job_id(w1->Assignments()[0].job_id());
+  progress.mutable_progress()->set_unit_id(w1->Assignments()[0].unit().id());
   progress.mutable_progress()->set_attempt(w1->Assignments()[0].attempt());
   progress.mutable_progress()->mutable_progress()->set_nodes_per_second(700);
   Receive(w1.get(), progress);
@@ -970,7 +980,7 @@ TEST_F(JobManagerTest, AnAttemptNumberIsNeverGivenTwice) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    auto store = *JobStore::Open(dir_.path() + "/jobs.db");
+    auto store = *SqliteJobStore::Open(dir_.path() + "/jobs.db");
     auto manager = std::make_unique<JobManager>(store.get(), Defaults());
     if (!manager->Start().ok()) _exit(2);
     auto w1 = std::make_shared<FakeLink>();

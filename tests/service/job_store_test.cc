@@ -2,8 +2,6 @@
 // either refuses to open, saying what to do, or serves every job; it never
 // serves fewer jobs than it holds without an error. And its online backup
 // restores every job.
-#include "service/job_store.h"
-
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -12,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "service/store/sqlite_job_store.h"
 #include "tests/util/process_util.h"
 
 namespace npuzzle {
@@ -36,7 +35,7 @@ absl::Status Insert(JobStore& store, const v1::Job& job, int i) { return store.C
 
 std::string FillStore(const testing::TempDir& dir) {
   const std::string path = dir.path() + "/jobs.db";
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+  absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(path);
   EXPECT_TRUE(store.ok()) << store.status();
   for (int i = 0; i < kJobs; ++i) EXPECT_TRUE(Insert(**store, MakeJob(i), i).ok());
   return path;
@@ -62,7 +61,7 @@ absl::Status ReadEverything(JobStore& store, std::set<std::string>* ids) {
 }
 
 void ExpectRefusedOrWhole(const std::string& path, const std::string& what) {
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+  absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(path);
   if (!store.ok()) {
     EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition) << what;
     EXPECT_THAT(store.status().message(), HasSubstr("Restore it from a backup")) << what;
@@ -99,7 +98,7 @@ TEST(JobStore, AnOverwrittenPageIsRefused) {
   testing::TempDir dir;
   const std::string path = FillStore(dir);
   Overwrite(path, 4096, 4096, 7);  // page 2: the first b-tree page after the header
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+  absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(path);
   ASSERT_FALSE(store.ok());
   EXPECT_THAT(std::string(store.status().message()), HasSubstr("damaged"));
 }
@@ -108,7 +107,7 @@ TEST(JobStore, AFileThatIsNotADatabaseIsRefused) {
   testing::TempDir dir;
   const std::string path = FillStore(dir);
   std::ofstream(path, std::ios::trunc) << std::string(10000, 'x');
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+  absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(path);
   ASSERT_FALSE(store.ok());
   EXPECT_THAT(store.status().message(), HasSubstr("cannot be used"));
 }
@@ -118,7 +117,7 @@ TEST(JobStore, AnEmptiedDeletedOrReplacedStoreIsNoticed) {
     testing::TempDir dir;
     const std::string path = FillStore(dir);
     std::filesystem::resize_file(path, 0);
-    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+    absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(path);
     ASSERT_FALSE(store.ok());
     EXPECT_THAT(store.status().message(), HasSubstr("a new, empty one"));
   }
@@ -126,7 +125,7 @@ TEST(JobStore, AnEmptiedDeletedOrReplacedStoreIsNoticed) {
     testing::TempDir dir;
     const std::string path = FillStore(dir);
     std::filesystem::remove(path);
-    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+    absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(path);
     ASSERT_FALSE(store.ok());
     EXPECT_THAT(store.status().message(), HasSubstr("a new, empty one"));
   }
@@ -135,7 +134,7 @@ TEST(JobStore, AnEmptiedDeletedOrReplacedStoreIsNoticed) {
     const std::string path = FillStore(dir);
     const std::string stranger = FillStore(other);
     std::filesystem::copy_file(stranger, path, std::filesystem::copy_options::overwrite_existing);
-    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+    absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(path);
     ASSERT_FALSE(store.ok());
     EXPECT_THAT(store.status().message(), HasSubstr("another store"));
   }
@@ -144,17 +143,17 @@ TEST(JobStore, AnEmptiedDeletedOrReplacedStoreIsNoticed) {
 TEST(JobStore, ABackupTakenWhileOpenRestoresEveryJob) {
   testing::TempDir dir, elsewhere;
   const std::string path = dir.path() + "/jobs.db";
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+  absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(path);
   ASSERT_TRUE(store.ok()) << store.status();
   for (int i = 0; i < kJobs; ++i) ASSERT_TRUE(Insert(**store, MakeJob(i), i).ok());
   const std::string backup = elsewhere.path() + "/backup.db";
-  ASSERT_TRUE(JobStore::Backup(path, backup).ok());
+  ASSERT_TRUE(SqliteJobStore::Backup(path, backup).ok());
   store->reset();
 
   // The directory is lost but for its identity file; the backup goes back.
   std::filesystem::remove(path);
   std::filesystem::copy_file(backup, path);
-  absl::StatusOr<std::unique_ptr<JobStore>> restored = JobStore::Open(path);
+  absl::StatusOr<std::unique_ptr<JobStore>> restored = SqliteJobStore::Open(path);
   ASSERT_TRUE(restored.ok()) << restored.status();
   std::set<std::string> ids;
   ASSERT_TRUE(ReadEverything(**restored, &ids).ok());
@@ -163,7 +162,7 @@ TEST(JobStore, ABackupTakenWhileOpenRestoresEveryJob) {
 
 TEST(JobStore, PagesAreBoundedInBytes) {
   testing::TempDir dir;
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(dir.path() + "/jobs.db");
+  absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(dir.path() + "/jobs.db");
   ASSERT_TRUE(store.ok());
   for (int i = 0; i < 30; ++i) {
     v1::Job job = MakeJob(i);

@@ -15,7 +15,7 @@
 #include "gtest/gtest.h"
 #include "health_check.grpc.pb.h"
 #include "server_reflection.grpc.pb.h"
-#include "service/token_book.h"
+#include "service/api/token_book.h"
 #include "tests/util/http_get.h"
 #include "tests/util/service_harness.h"
 

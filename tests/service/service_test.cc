@@ -25,7 +25,7 @@
 #include "jobspec/job_spec.h"
 #include "npuzzle/v1/worker.grpc.pb.h"
 #include "server_reflection.grpc.pb.h"
-#include "service/job_store.h"
+#include "service/store/sqlite_job_store.h"
 #include "sqlite3.h"
 #include "tests/util/exhaustive.h"
 #include "tests/util/http_get.h"
@@ -213,7 +213,7 @@ TEST(Service, BackupCopiesARunningServersStore) {
       {absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server"), "backup", "--data-dir=" + c.data_dir(), "--to=" + copy},
       dir.path() + "/backup.log");
   ASSERT_EQ(backup.Wait(absl::Seconds(20)), 0) << backup.Log();
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(copy);
+  absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(copy);
   ASSERT_TRUE(store.ok()) << store.status();
   absl::StatusOr<v1::Job> job = (*store)->Get(id);
   ASSERT_TRUE(job.ok()) << job.status();
@@ -444,6 +444,7 @@ TEST(Service, AWorkerHandsBackPartOfAUnitWhenAsked) {
         if (m.has_progress() && !asked) {
           asked = true;
           out.mutable_hand_back()->set_job_id(unit_.job_id());
+          out.mutable_hand_back()->set_unit_id(unit_.unit().id());
           out.mutable_hand_back()->set_attempt(unit_.attempt());
           stream->Write(out);
         }
@@ -476,7 +477,8 @@ TEST(Service, AWorkerHandsBackPartOfAUnitWhenAsked) {
 
   const int bound = kKorf17Length - 4;
   v1::Assignment unit;
-  unit.set_job_id("job-played/1");
+  unit.set_job_id("job-played");
+  unit.mutable_unit()->set_id(1);
   unit.set_attempt(1);
   *unit.mutable_spec() = SpecFor(kKorf17, "blank-first", "idastar", "manhattan");
   unit.mutable_unit()->set_bound(bound);

@@ -3,7 +3,7 @@
 // (SearchOptions::subtree), and the coordinator's model of the job
 // (service/split_job.h), driven here with units searched in this process,
 // in a random order, with lost workers, repeated and late results.
-#include "service/split_job.h"
+#include "service/split/split_job.h"
 
 #include <climits>
 #include <map>
@@ -178,13 +178,18 @@ int IdaStarLength(const Board& start, const Board& goal, const std::string& algo
   return solved.ok() ? static_cast<int>(solved->moves.size()) : -1;
 }
 
-TEST(UnitKey, NamesTheJobAndTheUnitAndNothingElseParses) {
-  const std::optional<UnitName> name = ParseUnitKey(UnitKey("job-00ff", 1234567890123));
-  ASSERT_TRUE(name);
-  EXPECT_EQ(name->job_id, "job-00ff");
-  EXPECT_EQ(name->unit, 1234567890123);
-  for (const char* key : {"job-00ff", "job-00ff/", "job-00ff/x", "job-00ff/1x", ""}) {
-    EXPECT_FALSE(ParseUnitKey(key)) << key;
+// A unit's lifecycle, walked over every pair of states: out only from
+// waiting, back to waiting only from out, done from either, and nothing
+// leaves done.
+TEST(SplitJobUnits, EveryMoveOfTheUnitLifecycleIsAllowedOrRefusedAsTheTableSays) {
+  using S = SplitJob::UnitState;
+  const std::set<std::pair<S, S>> allowed = {
+      {S::kWaiting, S::kOut}, {S::kOut, S::kWaiting}, {S::kOut, S::kDone}, {S::kWaiting, S::kDone}};
+  for (S from : {S::kWaiting, S::kOut, S::kDone}) {
+    for (S to : {S::kWaiting, S::kOut, S::kDone}) {
+      EXPECT_EQ(SplitJob::UnitMoveAllowed(from, to), allowed.contains({from, to}))
+          << static_cast<int>(from) << " -> " << static_cast<int>(to);
+    }
   }
 }
 

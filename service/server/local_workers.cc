@@ -1,0 +1,121 @@
+#include "service/server/local_workers.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/log.h"
+
+namespace npuzzle {
+
+LocalWorkers::LocalWorkers(std::vector<std::string> command, int count) : command_(std::move(command)), slots_(count) {}
+
+LocalWorkers::~LocalWorkers() { Stop(absl::ZeroDuration()); }
+
+pid_t LocalWorkers::Spawn() {
+  std::vector<char*> argv;
+  for (const std::string& a : command_) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // The coordinator may block signals for its own signal thread; a worker
+    // must not inherit that. It also ends when the coordinator does.
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_UNBLOCK, &all, nullptr);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(0);
+    execv(argv[0], argv.data());
+    std::perror("npuzzle-server: cannot start a local worker");
+    _exit(127);
+  }
+  return pid;
+}
+
+namespace {
+
+// "exited with status 3", "was killed by signal 9 (Killed)".
+std::string DescribeExit(int status) {
+  if (WIFEXITED(status)) return absl::StrCat("exited with status ", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    return absl::StrCat("was killed by signal ", WTERMSIG(status), " (", strsignal(WTERMSIG(status)), ")");
+  }
+  return absl::StrCat("stopped (wait status ", status, ")");
+}
+
+}  // namespace
+
+void LocalWorkers::Start() {
+  {
+    absl::MutexLock lock(&mu_);
+    for (Slot& s : slots_) {
+      s.pid = Spawn();
+      s.started = absl::Now();
+    }
+  }
+  supervisor_ = std::thread([this] { Supervise(); });
+}
+
+void LocalWorkers::Supervise() {
+  for (;;) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;
+      const absl::Time now = absl::Now();
+      for (Slot& s : slots_) {
+        int status;
+        if (s.pid > 0 && waitpid(s.pid, &status, WNOHANG) == s.pid) {
+          // A worker that ran a while had a reason; one that dies at once
+          // is retried ever more slowly.
+          s.backoff = now - s.started > absl::Seconds(30) ? absl::Milliseconds(200)
+                                                          : std::min(s.backoff * 2, absl::Seconds(10));
+          Log(absl::StrCat("local worker ", s.pid, " ", DescribeExit(status), "; restarting in ",
+                           absl::FormatDuration(s.backoff)));
+          s.pid = 0;
+          s.next_start = now + s.backoff;
+        }
+        if (s.pid == 0 && now >= s.next_start) {
+          s.pid = Spawn();
+          s.started = now;
+        }
+      }
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+}
+
+void LocalWorkers::Stop(absl::Duration grace) {
+  std::vector<pid_t> pids;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    for (Slot& s : slots_) {
+      if (s.pid > 0) pids.push_back(s.pid);
+      s.pid = 0;
+    }
+  }
+  if (supervisor_.joinable()) supervisor_.join();
+  for (pid_t pid : pids) kill(pid, SIGTERM);
+  const absl::Time deadline = absl::Now() + grace;
+  for (pid_t pid : pids) {
+    int status;
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+      if (absl::Now() >= deadline) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        break;
+      }
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+  }
+}
+
+}  // namespace npuzzle

@@ -1,0 +1,84 @@
+// JobStore: the coordinator's durable record of every job, whatever holds
+// it. Each job is one row: the whole Job message, found by id, by its
+// tenant's request id, and in submission order (its seq). Writes come in
+// batches, each applied whole or not at all and durable when Commit
+// returns (StoreWriter groups them); reads never wait behind a commit.
+// SqliteJobStore (sqlite_job_store.h) is the one implementation so far.
+#ifndef NPUZZLE_SERVICE_STORE_JOB_STORE_H_
+#define NPUZZLE_SERVICE_STORE_JOB_STORE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "npuzzle/v1/solver.pb.h"
+
+namespace npuzzle {
+
+// What Get says of an id it does not know; also said of another tenant's
+// job, which must look the same.
+absl::Status NoSuchJob(const std::string& id);
+
+// A job id as an error message may show it: ids come from clients and are
+// checked for form before they reach the store, but a message is no place
+// for a long one all the same.
+std::string ShownId(const std::string& id);
+
+class JobStore {
+ public:
+  virtual ~JobStore() = default;
+
+  // One job's new row. A change with a seq stores a new job at that place
+  // in submission order; one without replaces the stored job of its id.
+  struct Change {
+    v1::Job job;
+    int64_t seq = 0;
+  };
+  // Applies `changes` in order in one transaction and returns each one's
+  // outcome: AlreadyExists for a new job whose id or request id is taken,
+  // NotFound for a replacement of an unknown job. Any other failure fails
+  // the whole batch, and every outcome is that error.
+  virtual std::vector<absl::Status> Commit(const std::vector<Change>& changes) = 0;
+
+  // The largest seq stored (0 in an empty store).
+  virtual absl::StatusOr<int64_t> LastSeq() = 0;
+
+  // The job a tenant's request id created; NotFound if none did.
+  virtual absl::StatusOr<v1::Job> FindByRequestId(const std::string& tenant, const std::string& request_id) = 0;
+
+  // NoSuchJob for unknown ids.
+  virtual absl::StatusOr<v1::Job> Get(const std::string& id) = 0;
+
+  struct Row {
+    v1::Job job;
+    int64_t seq;
+  };
+  // Queued and running jobs, in submission order.
+  virtual absl::StatusOr<std::vector<Row>> Unfinished() = 0;
+
+  // A page of ListJobs stays well under gRPC's default 4 MiB message limit.
+  static constexpr size_t kMaxPageBytes = size_t{1} << 20;
+
+  struct Page {
+    std::vector<v1::Job> jobs;
+    int64_t next_before = 0;  // 0: no more
+  };
+  // The tenant's jobs, newest first, with seq < `before` (0: from the
+  // newest), in any of `states` (empty: all) and carrying all of `labels`;
+  // at most `page_size` jobs and (beyond the first) kMaxPageBytes of them.
+  virtual absl::StatusOr<Page> List(const std::string& tenant, const std::vector<v1::JobState>& states,
+                                    const std::map<std::string, std::string>& labels, int page_size,
+                                    int64_t before) = 0;
+
+  virtual absl::StatusOr<std::map<v1::JobState, int64_t>> CountByState() = 0;
+
+  // Whether a write can commit now, waiting at most `wait` for it.
+  virtual absl::Status CheckWritable(absl::Duration wait) = 0;
+};
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_SERVICE_STORE_JOB_STORE_H_
