@@ -1,90 +1,96 @@
 #include "client/commands.h"
 
-#include "absl/flags/reflection.h"
-#include "absl/strings/match.h"
+#include <iostream>
+
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
+#include "client/local_commands.h"
+#include "common/cli.h"
 
 namespace npuzzle {
 namespace {
 
-using Flags = std::vector<absl::string_view>;
-
-Flags Join(std::initializer_list<Flags> parts) {
-  Flags all;
-  for (const Flags& p : parts) all.insert(all.end(), p.begin(), p.end());
-  return all;
-}
-
-const Flags kProblem = {"board", "file", "rows", "cols", "goal", "goal_preset"};
-const Flags kSearch = {"algorithm",   "heuristic",     "weight",    "pdb_preset", "pdb_groups", "max_nodes",
-                       "max_time_ms", "max_memory_mb", "max_depth", "seed",       "threads"};
-const Flags kTables = {"pdb_cache_mb", "pdb_mirror", "data_dir"};
-const Flags kServer = {"server", "tls_ca", "tls_server_name", "token"};
-const Flags kJobSpec = {"priority", "label", "request_id", "max_workers"};
+constexpr char kExamples[] = R"(examples:
+  npuzzle solve --board "8 1 3 4 0 2 7 6 5"
+  npuzzle solve --board "134 8b5 726" --goal-preset snail --algorithm idastar --heuristic linear-conflict
+  npuzzle gen --rows 4 --cols 4 --count 10 --seed 7 | npuzzle solve --json
+  npuzzle solve --server localhost:50051 --board "8 1 3 4 0 2 7 6 5"
+  npuzzle gen --count 20 | npuzzle submit --server localhost:50051 --label batch=1 --file -
+  npuzzle watch --server localhost:50051 --label batch=1
+  NPUZZLE_TOKEN=... npuzzle list --server host:50051 --tls-ca ca.pem   # a server with TLS and tokens
+'npuzzle COMMAND --help' lists a command's flags.
+)";
 
 const std::vector<Command>& Table() {
   static const std::vector<Command>* table = new std::vector<Command>{
-      {"solve", "--board B | --file F [--server HOST:PORT]",
-       "solve boards, here or (with --server) as jobs on a server, following each to its result",
-       Join({kProblem, kSearch, kTables, {"json", "show_steps", "progress"}, kServer, kJobSpec})},
+      {"solve",
+       "solve boards, here or (with --server) as jobs on a server, following each to its answer",
+       {BoardFlags, ShapeFlags, GoalFlags, SearchFlags, LimitFlags, TableFlags, JsonFlag, StepsFlag, ProgressFlag,
+        ServerFlags, JobSpecFlags},
+       SolveHere,
+       SolveOnServer},
       {"gen",
-       "--rows R --cols C [--walk K] [--count N] [--seed S]",
-       "print random solvable boards, one a line",
-       {"rows", "cols", "goal", "goal_preset", "walk", "count", "seed"}},
-      {"pdb", "--rows R --cols C [--pdb-preset P | --pdb-groups G]",
-       "build pattern databases into the table cache (or load them, if there)",
-       Join({{"rows", "cols", "goal", "goal_preset", "pdb_preset", "pdb_groups", "max_memory_mb", "max_time_ms"},
-             kTables})},
-      {"submit", "--server HOST:PORT --board B | --file F",
-       "queue jobs on a server, one per board; prints each job's id on a line",
-       Join({kServer, kProblem, kSearch, kJobSpec, {"json"}})},
-      {"watch", "--server HOST:PORT [--job ID] [ID ...] [--label K=V]",
-       "follow jobs to their results: one job in full, several (or every job with the labels) a summary line each",
-       Join({kServer, {"job", "label", "json", "show_steps"}})},
-      {"get", "--server HOST:PORT --job ID", "show a job", Join({kServer, {"job", "json", "show_steps"}})},
-      {"cancel", "--server HOST:PORT --job ID", "cancel a job", Join({kServer, {"job", "json"}})},
-      {"list", "--server HOST:PORT [--state S] [--label K=V] [--page-token T]", "list jobs, newest first",
-       Join({kServer, {"state", "label", "page_size", "page_token", "json"}})},
+       "print random solvable boards for a goal, one a line",
+       {ShapeFlags, GoalFlags, GenerateFlags},
+       Generate,
+       nullptr},
+      {"pdb",
+       "build the pattern databases a solve would use into the table cache (or load them, if there)",
+       {ShapeFlags, GoalFlags, PatternFlags, LimitFlags, TableFlags},
+       BuildTables,
+       nullptr},
+      {"submit",
+       "queue jobs on a server, one per board, printing each job's id on a line",
+       {ServerFlags, BoardFlags, ShapeFlags, GoalFlags, SearchFlags, LimitFlags, JobSpecFlags, JsonFlag},
+       nullptr,
+       Submit},
+      {"watch",
+       "follow jobs to their answers: one job in full, several (or every job with the labels) a line each",
+       {ServerFlags, JobIdFlags, LabelFilterFlag, JsonFlag, StepsFlag},
+       nullptr,
+       Watch},
+      {"get", "show jobs as they are now", {ServerFlags, JobIdFlags, JsonFlag, StepsFlag}, nullptr, Get},
+      {"cancel", "cancel jobs", {ServerFlags, JobIdFlags, JsonFlag}, nullptr, Cancel},
+      {"list", "list jobs, newest first", {ServerFlags, ListFlags, LabelFilterFlag, JsonFlag}, nullptr, List},
   };
   return *table;
 }
 
-std::string Dashed(absl::string_view name) { return absl::StrReplaceAll(name, {{"_", "-"}}); }
-
 }  // namespace
 
-const Command* FindCommand(absl::string_view name) {
-  for (const Command& c : Table()) {
-    if (c.name == name) return &c;
+std::span<const Command> Commands() { return Table(); }
+
+int RunCommandLine(int argc, char** argv) {
+  CLI::App app("npuzzle: solve sliding-tile puzzles here, or as jobs on an npuzzle server.", "npuzzle");
+  cli::Configure(app);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  app.footer(kExamples);
+  // Each command reads into its own Invocation: CLI11 also fills the flags
+  // of commands not named from the environment (--data-dir from
+  // NPUZZLE_DATA_DIR), which must not reach the one that runs.
+  std::vector<Invocation> invocations(Table().size());
+  std::vector<CLI::App*> subs;
+  for (size_t i = 0; i < Table().size(); ++i) {
+    const Command& command = Table()[i];
+    CLI::App* sub = app.add_subcommand(std::string(command.name), std::string(command.summary));
+    cli::Configure(*sub);
+    for (FlagGroup add : command.flags) add(*sub, invocations[i]);
+    subs.push_back(sub);
   }
-  return nullptr;
-}
-
-std::string CommandList() {
-  std::string out = "commands:\n";
-  for (const Command& c : Table())
-    absl::StrAppend(&out, "  ", c.name, std::string(8 - c.name.size(), ' '), c.summary, "\n");
-  return out;
-}
-
-std::string CommandHelp(const Command& command) {
-  std::string out =
-      absl::StrCat("npuzzle ", command.name, " ", command.synopsis, "\n\n", command.summary, "\n\nflags:\n");
-  for (absl::string_view name : command.flags) {
-    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-    if (flag == nullptr) {
-      absl::StrAppend(&out, "  --", Dashed(name), "  (not a flag of this program: a mistake in client/commands.cc)\n");
-      continue;
+  cli::ParseOrExit(app, argc, argv);
+  for (size_t i = 0; i < subs.size(); ++i) {
+    if (!subs[i]->parsed()) continue;
+    const Command* command = &Table()[i];
+    const Invocation& in = invocations[i];
+    if (command->remote == nullptr || (in.server.empty() && command->local != nullptr)) return command->local(in);
+    absl::StatusOr<Remote> remote = Remote::Dial(std::string(command->name), in);
+    if (!remote.ok()) {
+      std::cerr << "npuzzle " << command->name << ": " << remote.status().message() << "\n";
+      return kExitUsage;
     }
-    const std::string default_value = flag->DefaultValue();
-    const std::string help = flag->Help();
-    // Some help texts say their default in words already.
-    const bool says_default = absl::StrContains(help, "(default");
-    absl::StrAppend(&out, "  --", Dashed(name), "  ", help,
-                    default_value.empty() || says_default ? "" : absl::StrCat(" (default: ", default_value, ")"), "\n");
+    return command->remote(in, *remote);
   }
-  return out;
+  return kExitUsage;
 }
 
 }  // namespace npuzzle

@@ -1,30 +1,34 @@
-// The CLI's commands: what each does and which flags it reads, in one
-// table that the usage text and `npuzzle COMMAND --help` are built from.
+// The npuzzle CLI's commands, in one table: each one's name, arguments,
+// summary, the flag groups it takes, and what runs it: here (local), on a
+// server (remote), or either (solve runs on the server --server names).
+// The usage text, each command's --help and the dispatch are all read
+// from the table.
 #ifndef NPUZZLE_CLIENT_COMMANDS_H_
 #define NPUZZLE_CLIENT_COMMANDS_H_
 
-#include <string>
+#include <span>
+#include <string_view>
 #include <vector>
 
-#include "absl/strings/string_view.h"
+#include "client/cli_flags.h"
+#include "client/remote_commands.h"
 
 namespace npuzzle {
 
 struct Command {
-  absl::string_view name;
-  absl::string_view synopsis;  // flags and arguments, for the usage line
-  absl::string_view summary;
-  std::vector<absl::string_view> flags;  // flag names as defined (snake_case)
+  std::string_view name;
+  std::string_view summary;
+  std::vector<FlagGroup> flags;
+  int (*local)(const Invocation& in);               // null: needs --server
+  int (*remote)(const Invocation& in, Remote& at);  // null: runs here only
 };
 
-const Command* FindCommand(absl::string_view name);
+std::span<const Command> Commands();
 
-// "commands:" and one line per command.
-std::string CommandList();
-
-// The command's usage line, summary, and each of its flags with its help
-// text and default.
-std::string CommandHelp(const Command& command);
+// Runs `npuzzle COMMAND [flags] [ids]`; returns the exit status: 0 when
+// every job or problem got an answer, 1 when a job failed, 2 on a usage or
+// RPC error, 3 when a limit or a cancel left one unanswered.
+int RunCommandLine(int argc, char** argv);
 
 }  // namespace npuzzle
 

@@ -6,40 +6,28 @@
 #include <iostream>
 #include <random>
 
-#include "absl/flags/declare.h"
-#include "absl/flags/flag.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "client/problems.h"
+#include "client/exit_codes.h"
 #include "client/render.h"
-#include "client/request_flags.h"
+#include "client/request.h"
 #include "engine/heuristics/pattern_database.h"
 #include "engine/instances.h"
 #include "engine/pdb/pattern_groups.h"
 #include "engine/puzzle.h"
 #include "engine/solver.h"
 
-ABSL_FLAG(bool, json, false, "print one JSON object per problem (or event) per line");
-ABSL_FLAG(bool, show_steps, false, "print every intermediate board");
-ABSL_FLAG(bool, progress, false, "show search progress on stderr while solving");
-ABSL_FLAG(int, count, 1, "gen: how many boards");
-ABSL_FLAG(int, walk, 0, "gen: random walk of this many moves from the goal (0: uniform)");
-ABSL_DECLARE_FLAG(std::string, seed);
-ABSL_DECLARE_FLAG(int, rows);
-ABSL_DECLARE_FLAG(int, cols);
-
 namespace npuzzle {
 
-int RunLocalSolve() {
-  absl::StatusOr<std::vector<Problem>> problems = ProblemsFromFlags();
+int SolveHere(const Invocation& in) {
+  absl::StatusOr<std::vector<Problem>> problems = ProblemsOf(in);
   if (!problems.ok()) {
     std::cerr << "npuzzle solve: " << problems.status().message() << "\n";
-    return 2;
+    return kExitUsage;
   }
-  absl::StatusOr<SolveRequest> base = RequestFromFlags(RequestFor::kLocal);
+  absl::StatusOr<SolveRequest> base = RequestOf(in, RequestFor::kLocal);
   if (!base.ok()) {
     std::cerr << "npuzzle solve: " << base.status().message() << "\n";
-    return 2;
+    return kExitUsage;
   }
   // Every problem is checked before the first is solved, each against its
   // own goal (pattern presets are laid out around the goal's blank).
@@ -50,86 +38,74 @@ int RunLocalSolve() {
     if (absl::Status s = ValidateSolveRequest(probe); !s.ok()) {
       std::cerr << "npuzzle solve" << (problem.line ? absl::StrCat(" (line ", problem.line, ")") : "") << ": "
                 << s.message() << "\n";
-      return 2;
+      return kExitUsage;
     }
   }
-  const bool json = absl::GetFlag(FLAGS_json);
-  const bool live = absl::GetFlag(FLAGS_progress);
-  int exit_code = 0;
+  int exit_code = kExitAnswer;
   for (const Problem& problem : *problems) {
     SolveRequest request = *base;
     request.start = problem.start;
     request.goal = problem.goal;
-    if (live) {
+    if (in.progress) {
       request.options.on_progress = [](const Progress& p) {
         std::cerr << "\r\033[K" << RenderProgress(p) << std::flush;
       };
     }
     absl::StatusOr<SolveResult> result = Solve(request);
-    if (live) std::cerr << "\r\033[K";
+    if (in.progress) std::cerr << "\r\033[K";
     if (!result.ok()) {
       std::cerr << "npuzzle solve" << (problem.line ? absl::StrCat(" (line ", problem.line, ")") : "") << ": "
                 << result.status().message() << "\n";
-      return 2;
+      return kExitUsage;
     }
     if (result->status != SearchStatus::kSolved && result->status != SearchStatus::kUnsolvable) {
-      exit_code = 3;
+      exit_code = kExitNoAnswer;
     }
-    if (json) {
+    if (in.json) {
       std::cout << ResultToJson(problem.start, problem.goal, *result).dump() << "\n";
     } else {
-      std::cout << RenderHuman(problem.start, problem.goal, *result, absl::GetFlag(FLAGS_show_steps))
+      std::cout << RenderHuman(problem.start, problem.goal, *result, in.show_steps)
                 << (problems->size() > 1 ? "\n" : "");
     }
   }
   return exit_code;
 }
 
-int RunGenerate() {
-  const int rows = absl::GetFlag(FLAGS_rows) ? absl::GetFlag(FLAGS_rows) : 3;
-  const int cols = absl::GetFlag(FLAGS_cols) ? absl::GetFlag(FLAGS_cols) : rows;
-  absl::StatusOr<Board> goal = GoalFromFlags(rows, cols);
+int Generate(const Invocation& in) {
+  const int rows = in.rows != 0 ? in.rows : 3;
+  const int cols = in.cols != 0 ? in.cols : rows;
+  absl::StatusOr<Board> goal = GoalOf(in, rows, cols);
   if (!goal.ok()) {
     std::cerr << "npuzzle gen: " << goal.status().message() << "\n";
-    return 2;
+    return kExitUsage;
   }
-  uint64_t seed;
-  if (const std::string s = absl::GetFlag(FLAGS_seed); s.empty()) {
-    seed = std::random_device()();
-    std::cerr << "npuzzle gen: seed " << seed << "\n";
-  } else if (!absl::SimpleAtoi(s, &seed)) {
-    std::cerr << "npuzzle gen: --seed '" << s << "' is not a whole number\n";
-    return 2;
-  }
-  const int count = absl::GetFlag(FLAGS_count);
-  const int walk = absl::GetFlag(FLAGS_walk);
-  if (count < 0 || walk < 0) {
-    std::cerr << "npuzzle gen: --count and --walk must not be negative\n";
-    return 2;
-  }
+  const uint64_t seed = in.seed.value_or(std::random_device()());
+  if (!in.seed) std::cerr << "npuzzle gen: seed " << seed << "\n";
+  const int count = in.count;
+  const int walk = in.walk;
   std::mt19937_64 rng(seed);
   for (int i = 0; i < count; ++i) {
     const Board board = walk > 0 ? RandomWalk(*goal, walk, rng) : RandomSolvableBoard(*goal, rng);
     std::cout << board.ToString() << "\n";
   }
-  return 0;
+  return kExitAnswer;
 }
 
-int RunPdb() {
-  const int rows = absl::GetFlag(FLAGS_rows) ? absl::GetFlag(FLAGS_rows) : 4;
-  const int cols = absl::GetFlag(FLAGS_cols) ? absl::GetFlag(FLAGS_cols) : rows;
-  absl::StatusOr<Board> goal = GoalFromFlags(rows, cols);
-  absl::StatusOr<SolveRequest> request = RequestFromFlags(RequestFor::kLocal);
+int BuildTables(const Invocation& in) {
+  const int rows = in.rows != 0 ? in.rows : 4;
+  const int cols = in.cols != 0 ? in.cols : rows;
+  absl::StatusOr<Board> goal = GoalOf(in, rows, cols);
+  absl::StatusOr<SolveRequest> request = RequestOf(in, RequestFor::kLocal);
   if (!goal.ok() || !request.ok()) {
     std::cerr << "npuzzle pdb: " << (goal.ok() ? request.status() : goal.status()).message() << "\n";
-    return 2;
+    return kExitUsage;
   }
   const Puzzle puzzle(*goal);
   const absl::Time start = absl::Now();
   absl::StatusOr<PatternDatabase> db = PatternDatabase::Create(puzzle, request->heuristic_options);
   if (!db.ok()) {
     std::cerr << "npuzzle pdb: " << db.status().message() << "\n";
-    return 2;
+    return kExitUsage;
   }
   uint64_t entries = 0;
   for (const auto& group : db->groups()) entries += PatternEntries(puzzle.cells(), static_cast<int>(group.size()));
@@ -138,7 +114,7 @@ int RunPdb() {
             << "\n"
             << entries << " entries (" << entries / (1 << 20) << " MiB), ready in "
             << absl::FormatDuration(absl::Now() - start) << "\n";
-  return 0;
+  return kExitAnswer;
 }
 
 }  // namespace npuzzle

@@ -1,18 +1,18 @@
-// The commands that run the engine in this process: `solve` (one board or
-// a file of problems) and `gen` (random instances).
+// The commands that run the engine in this process: solve (boards from
+// the command line or a file), gen (random boards) and pdb (build tables).
 #ifndef NPUZZLE_CLIENT_LOCAL_COMMANDS_H_
 #define NPUZZLE_CLIENT_LOCAL_COMMANDS_H_
 
+#include "client/cli_flags.h"
+
 namespace npuzzle {
 
-// Each returns the process exit code: 0 when every problem got an answer
-// (unsolvable included), 2 on bad input, 3 when a limit left one
-// unanswered.
-int RunLocalSolve();
-int RunGenerate();
-// `pdb`: load or build the pattern tables a solve would use, and report
-// their size and how long that took.
-int RunPdb();
+// Each returns the exit status (client/exit_codes.h).
+int SolveHere(const Invocation& in);
+int Generate(const Invocation& in);
+// Loads or builds the pattern tables a solve would use, and reports their
+// size and how long that took.
+int BuildTables(const Invocation& in);
 
 }  // namespace npuzzle
 

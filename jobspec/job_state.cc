@@ -20,16 +20,11 @@ constexpr JobState kCancelled = v1::JOB_STATE_CANCELLED;
 // coordinator restart reports its result (or error) while it waits, and a
 // client can cancel it.
 constexpr JobTransition kTable[] = {
-    {kNew, JobChange::kAdmit, kQueued},
-    {kNew, JobChange::kDecide, kDone},
-    {kQueued, JobChange::kStart, kRunning},
-    {kRunning, JobChange::kRequeue, kQueued},
-    {kQueued, JobChange::kFinish, kDone},
-    {kRunning, JobChange::kFinish, kDone},
-    {kQueued, JobChange::kFail, kFailed},
-    {kRunning, JobChange::kFail, kFailed},
-    {kQueued, JobChange::kCancel, kCancelled},
-    {kRunning, JobChange::kCancel, kCancelled},
+    {kNew, JobChange::kAdmit, kQueued},        {kNew, JobChange::kDecide, kDone},
+    {kQueued, JobChange::kStart, kRunning},    {kRunning, JobChange::kRequeue, kQueued},
+    {kQueued, JobChange::kFinish, kDone},      {kRunning, JobChange::kFinish, kDone},
+    {kQueued, JobChange::kFail, kFailed},      {kRunning, JobChange::kFail, kFailed},
+    {kQueued, JobChange::kCancel, kCancelled}, {kRunning, JobChange::kCancel, kCancelled},
 };
 
 constexpr std::array<std::pair<JobState, absl::string_view>, 6> kStateNames = {{
@@ -49,8 +44,7 @@ absl::StatusOr<JobState> NextState(JobState from, JobChange change) {
   for (const JobTransition& t : kTable) {
     if (t.from == from && t.change == change) return t.to;
   }
-  return absl::FailedPreconditionError(
-      absl::StrCat("a ", JobStateName(from), " job cannot ", JobChangeName(change)));
+  return absl::FailedPreconditionError(absl::StrCat("a ", JobStateName(from), " job cannot ", JobChangeName(change)));
 }
 
 bool IsFinal(JobState state) {

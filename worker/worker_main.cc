@@ -5,98 +5,126 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include <iostream>
 #include <thread>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
-#include "common/env_flags.h"
+#include "absl/synchronization/mutex.h"
+#include "common/cli.h"
 #include "common/log.h"
 #include "common/metrics_server.h"
+#include "common/port_file.h"
 #include "common/tls.h"
 #include "engine/limits.h"
 #include "worker/worker_agent.h"
 
-ABSL_FLAG(std::string, coordinator, "localhost:50052", "the coordinator's worker address (host:port)");
-ABSL_FLAG(int, concurrency, 1, "jobs run at once");
-ABSL_FLAG(int, max_search_threads, 0, "threads one job may use (0: one per core)");
-ABSL_FLAG(std::string, worker_id, "", "default: <host>-<pid>");
-ABSL_FLAG(std::string, data_dir, "", "pattern tables are cached in DIR/pdb (default $NPUZZLE_DATA_DIR or ~/.cache)");
-ABSL_FLAG(uint64_t, pdb_cache_mb, 0,
-          "size budget of the pattern table cache in DIR/pdb; least recently used tables no process holds are "
-          "evicted (0: 4096)");
-ABSL_FLAG(int64_t, progress_interval_ms, 250, "how often a running job reports progress");
-ABSL_FLAG(int64_t, heartbeat_ms, 1000, "how often the worker tells the coordinator it is alive");
-ABSL_FLAG(int64_t, drain_grace_ms, 25000, "on SIGTERM, how long running jobs may take to finish");
-ABSL_FLAG(std::string, metrics_listen, "0.0.0.0:9091", "Prometheus /metrics address (host:port; empty: off)");
-ABSL_FLAG(std::string, port_file, "", "once serving metrics, write the metrics port here");
-ABSL_FLAG(std::string, tls_ca, "", "PEM CA that signed the coordinator's certificate (empty: plaintext)");
-ABSL_FLAG(std::string, tls_cert, "", "PEM client certificate, for a coordinator that requires one");
-ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls-cert");
-ABSL_FLAG(std::string, tls_server_name, "",
-          "the name the coordinator's certificate must hold (default: the host dialled)");
-ABSL_FLAG(bool, exit_with_parent, false, "drain and exit when the parent process dies (local workers)");
+namespace {
+
+struct WorkerFlags {
+  std::string coordinator = "localhost:50052";
+  int concurrency = 1;
+  int max_search_threads = 0;
+  std::string worker_id;
+  std::string data_dir;
+  uint64_t pdb_cache_mb = 0;
+  int64_t progress_interval_ms = 250;
+  int64_t heartbeat_ms = 1000;
+  int64_t drain_grace_ms = 25000;
+  std::string metrics_listen = "0.0.0.0:9091";
+  std::string port_file;
+  npuzzle::ClientTls tls;
+  bool exit_with_parent = false;
+};
+
+void AddFlags(CLI::App& app, WorkerFlags* f) {
+  app.add_option("--coordinator", f->coordinator, "the coordinator's worker address (host:port)");
+  app.add_option("--concurrency", f->concurrency, "jobs run at once")->check(CLI::Range(1, 1024).description(""));
+  app.add_option("--max-search-threads", f->max_search_threads, "threads one job may use (0: one per core)")
+      ->check(CLI::Range(0, 4096).description(""));
+  app.add_option("--worker-id", f->worker_id, "how the coordinator knows this worker (default: <host>-<pid>)");
+  app.add_option("--data-dir", f->data_dir,
+                 "pattern tables are cached in DIR/pdb (default $NPUZZLE_DATA_DIR/pdb, else ~/.cache/npuzzle/pdb)");
+  app.add_option("--pdb-cache-mb", f->pdb_cache_mb,
+                 "size budget of the pattern table cache in DIR/pdb; least recently used tables no process holds are "
+                 "evicted (0: 4096)")
+      ->check(CLI::Range(uint64_t{0}, npuzzle::kMaxMemoryMb).description(""));
+  app.add_option("--progress-interval-ms", f->progress_interval_ms, "how often a running job reports progress")
+      ->check(CLI::PositiveNumber.description(""));
+  app.add_option("--heartbeat-ms", f->heartbeat_ms, "how often the worker tells the coordinator it is alive")
+      ->check(CLI::PositiveNumber.description(""));
+  app.add_option("--drain-grace-ms", f->drain_grace_ms, "on SIGTERM, how long running jobs may take to finish")
+      ->check(CLI::NonNegativeNumber.description(""));
+  app.add_option("--metrics-listen", f->metrics_listen, "Prometheus /metrics address (host:port; empty: off)");
+  app.add_option("--port-file", f->port_file, "once serving metrics, write the metrics port here");
+  app.add_option("--tls-ca", f->tls.ca_file, "PEM CA that signed the coordinator's certificate (empty: plaintext)");
+  app.add_option("--tls-cert", f->tls.cert_file, "PEM client certificate, for a coordinator that requires one");
+  app.add_option("--tls-key", f->tls.key_file, "PEM private key of --tls-cert");
+  app.add_option("--tls-server-name", f->tls.server_name,
+                 "the name the coordinator's certificate must hold (default: the host dialled)");
+  app.add_flag("--exit-with-parent", f->exit_with_parent,
+               "drain and exit when the parent process dies (local workers)");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  npuzzle::ParseServiceFlags(argc, argv,
-                             "npuzzle-worker [flags]: runs npuzzle jobs (every flag also reads NPUZZLE_<FLAG>)");
+  WorkerFlags flags;
+  CLI::App app(
+      "npuzzle-worker: runs npuzzle jobs for a coordinator. Every flag also reads NPUZZLE_<FLAG> "
+      "(--coordinator: NPUZZLE_COORDINATOR); the command line wins.",
+      "npuzzle-worker");
+  npuzzle::cli::Configure(app);
+  AddFlags(app, &flags);
+  npuzzle::cli::ReadEnvironment(app);
+  npuzzle::cli::ParseOrExit(app, argc, argv);
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  if (absl::GetFlag(FLAGS_exit_with_parent)) {
+  if (flags.exit_with_parent) {
     const pid_t parent = getppid();
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) return 0;
   }
 
   npuzzle::AgentOptions options;
-  options.coordinator = absl::GetFlag(FLAGS_coordinator);
-  options.concurrency = std::max(1, absl::GetFlag(FLAGS_concurrency));
+  options.coordinator = flags.coordinator;
+  options.concurrency = flags.concurrency;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  options.max_search_threads =
-      absl::GetFlag(FLAGS_max_search_threads) > 0 ? absl::GetFlag(FLAGS_max_search_threads) : cores;
-  options.worker_id = absl::GetFlag(FLAGS_worker_id);
+  options.max_search_threads = flags.max_search_threads > 0 ? flags.max_search_threads : cores;
+  options.worker_id = flags.worker_id;
   if (options.worker_id.empty()) {
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     options.worker_id = absl::StrCat(host, "-", getpid());
   }
   npuzzle::SetLogName("npuzzle-worker " + options.worker_id);
-  if (!absl::GetFlag(FLAGS_data_dir).empty()) options.pdb_dir = absl::GetFlag(FLAGS_data_dir) + "/pdb";
-  if (absl::GetFlag(FLAGS_pdb_cache_mb) > npuzzle::kMaxMemoryMb) {
-    std::cerr << "npuzzle-worker: --pdb-cache-mb " << absl::GetFlag(FLAGS_pdb_cache_mb) << " is too large\n";
-    return 2;
-  }
-  options.pdb_cache_bytes = absl::GetFlag(FLAGS_pdb_cache_mb) << 20;
-  options.progress_interval = absl::Milliseconds(absl::GetFlag(FLAGS_progress_interval_ms));
-  options.heartbeat_interval = absl::Milliseconds(absl::GetFlag(FLAGS_heartbeat_ms));
-  options.drain_grace = absl::Milliseconds(absl::GetFlag(FLAGS_drain_grace_ms));
+  if (!flags.data_dir.empty()) options.pdb_dir = flags.data_dir + "/pdb";
+  options.pdb_cache_bytes = flags.pdb_cache_mb << 20;
+  options.progress_interval = absl::Milliseconds(flags.progress_interval_ms);
+  options.heartbeat_interval = absl::Milliseconds(flags.heartbeat_ms);
+  options.drain_grace = absl::Milliseconds(flags.drain_grace_ms);
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-      npuzzle::MakeChannelCredentials({absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert),
-                                       absl::GetFlag(FLAGS_tls_key), absl::GetFlag(FLAGS_tls_server_name)},
-                                      &options.channel_args);
+      npuzzle::MakeChannelCredentials(flags.tls, &options.channel_args);
   if (!credentials.ok()) {
-    std::cerr << "npuzzle-worker: " << credentials.status().message() << "\n";
+    npuzzle::Log(credentials.status().message());
     return 2;
   }
   options.credentials = *credentials;
 
   npuzzle::WorkerAgent agent(options);
   std::unique_ptr<npuzzle::MetricsServer> metrics_server;
-  if (const std::string listen = absl::GetFlag(FLAGS_metrics_listen); !listen.empty()) {
+  if (!flags.metrics_listen.empty()) {
     absl::StatusOr<std::unique_ptr<npuzzle::MetricsServer>> started =
-        npuzzle::MetricsServer::Start(listen, {&agent.metrics(), nullptr});
+        npuzzle::MetricsServer::Start(flags.metrics_listen, {&agent.metrics(), nullptr});
     if (!started.ok()) {
-      std::cerr << "npuzzle-worker: " << started.status().message() << "\n";
+      npuzzle::Log(started.status().message());
       return 1;
     }
     metrics_server = *std::move(started);
-    if (const std::string file = absl::GetFlag(FLAGS_port_file); !file.empty()) {
-      npuzzle::WritePortFile(file, absl::StrCat(metrics_server->port(), "\n"));
-    }
+    if (!flags.port_file.empty()) npuzzle::WritePortFile(flags.port_file, absl::StrCat(metrics_server->port(), "\n"));
   }
   std::thread worker([&agent] { agent.Run(); });
   int signal_number = 0;

@@ -30,11 +30,12 @@ bool JobLifecycle::Apply(JobRecord& r, JobChange change) {
 }
 
 void JobLifecycle::Write(const v1::Job& job, int64_t seq, Stored stored) {
-  writes_.push_back({{job, seq}, [this, id = job.id(), attempt = job.attempt(), stored = std::move(stored)](
-                                     const absl::Status& status) {
-                       if (JobRecord* r = Find(id); r != nullptr && status.ok()) r->durable_attempt = attempt;
-                       if (stored) stored(status);
-                     }});
+  writes_.push_back(
+      {{job, seq},
+       [this, id = job.id(), attempt = job.attempt(), stored = std::move(stored)](const absl::Status& status) {
+         if (JobRecord* r = Find(id); r != nullptr && status.ok()) r->durable_attempt = attempt;
+         if (stored) stored(status);
+       }});
 }
 
 void JobLifecycle::WriteAndTell(const v1::Job& job, Stored stored) {
@@ -118,8 +119,8 @@ void JobLifecycle::End(JobRecord& r, JobChange change, const v1::Result* result,
   absl::StatusOr<v1::JobState> final_state = NextState(r.job.state(), change);
   if (r.ending() || !final_state.ok()) {
     ++refused_;
-    Log(absl::StrCat("job ", r.job.id(), ": refused: ",
-                     r.ending() ? "it is ending already" : final_state.status().message()));
+    Log(absl::StrCat("job ", r.job.id(),
+                     ": refused: ", r.ending() ? "it is ending already" : final_state.status().message()));
     return;
   }
   if (hooks_.ending) hooks_.ending(r);

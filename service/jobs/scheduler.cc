@@ -55,10 +55,10 @@ void Scheduler::Dispatch(absl::Time now) {
 void Scheduler::Assign(JobRecord& r, Worker& w, bool adopted) {
   const int attempt = adopted ? r.job.attempt() : r.NextAttempt();
   const bool early = !adopted && attempt == r.durable_attempt + 1;
-  const bool started =
-      lifecycle_->Start(r, w.id, attempt, adopted, [this, id = r.job.id(), attempt, adopted, early](const absl::Status& s) {
-        AssignmentStored(id, attempt, adopted, early, s);
-      });
+  const bool started = lifecycle_->Start(r, w.id, attempt, adopted,
+                                         [this, id = r.job.id(), attempt, adopted, early](const absl::Status& s) {
+                                           AssignmentStored(id, attempt, adopted, early, s);
+                                         });
   if (!started) return;
   workers_->Assign(w, {r.job.id()}, r.job.tenant());
   if (early) SendAssignment(r, w);

@@ -7,12 +7,40 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/log.h"
 
 namespace npuzzle {
+
+namespace {
+
+// By the time local workers are stopped the coordinator has waited for
+// their jobs already: they need only hand back what is left.
+constexpr absl::Duration kLocalWorkerDrain = absl::Seconds(2);
+
+std::string WorkerBinary(const ServerConfig& config) {
+  if (!config.worker_binary.empty()) return config.worker_binary;
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return (self.parent_path() / "npuzzle-worker").string();
+}
+
+}  // namespace
+
+std::vector<std::string> LocalWorkers::Command(const ServerConfig& config, int worker_port,
+                                               const std::vector<std::string>& tls_flags) {
+  std::vector<std::string> argv = {
+      WorkerBinary(config), absl::StrCat("--coordinator=127.0.0.1:", worker_port), "--concurrency=1",
+      absl::StrCat("--data-dir=", config.data_dir), "--exit-with-parent",
+      // They would share one port; the coordinator reports on each of them.
+      "--metrics-listen=", absl::StrCat("--progress-interval-ms=", config.worker_progress_ms),
+      absl::StrCat("--drain-grace-ms=", kLocalWorkerDrain / absl::Milliseconds(1))};
+  argv.insert(argv.end(), tls_flags.begin(), tls_flags.end());
+  return argv;
+}
 
 LocalWorkers::LocalWorkers(std::vector<std::string> command, int count) : command_(std::move(command)), slots_(count) {}
 

@@ -14,11 +14,17 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "service/server/server_config.h"
 
 namespace npuzzle {
 
 class LocalWorkers {
  public:
+  // The command line of a local worker of `config` that dials the worker
+  // port `worker_port` on loopback, with `tls_flags` (see Server).
+  static std::vector<std::string> Command(const ServerConfig& config, int worker_port,
+                                          const std::vector<std::string>& tls_flags);
+
   // `command`: the worker binary and its arguments.
   LocalWorkers(std::vector<std::string> command, int count);
   ~LocalWorkers();

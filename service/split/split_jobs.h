@@ -30,8 +30,7 @@ class SplitJobs {
  public:
   using QuotaOf = std::function<TenantQuota(const std::string& tenant)>;
 
-  SplitJobs(JobLifecycle* lifecycle, WorkerPool* workers, JobEvents* events, ManagerMetrics* metrics,
-            QuotaOf quota_of)
+  SplitJobs(JobLifecycle* lifecycle, WorkerPool* workers, JobEvents* events, ManagerMetrics* metrics, QuotaOf quota_of)
       : lifecycle_(lifecycle), workers_(workers), events_(events), metrics_(metrics), quota_of_(std::move(quota_of)) {}
 
   // Starts the job (kStart, on no one worker) at its first threshold, or

@@ -87,10 +87,21 @@ TEST_F(CliRemote, SubmitFromStdinAndWatchReportsTheWorst) {
 
   const CommandResult none = Cli("watch");
   EXPECT_EQ(none.exit_code, 2);
-  EXPECT_THAT(none.err, HasSubstr("give the jobs: --job ID, ids as arguments, or --label K=V"));
+  EXPECT_THAT(none.err, HasSubstr("give the jobs: ids as arguments, --job ID, or --label K=V"));
   const CommandResult nothing_labelled = Cli("watch --label batch=none");
   EXPECT_EQ(nothing_labelled.exit_code, 2);
-  EXPECT_THAT(Cli("get job-x").err, HasSubstr("unexpected argument 'job-x'"));
+  // Every command takes job ids the same way: as arguments, or --job.
+  for (const char* command : {"get", "cancel"}) {
+    for (const char* form : {" job-x", " --job job-x"}) {
+      const CommandResult missing = Cli(absl::StrCat(command, form));
+      EXPECT_EQ(missing.exit_code, 2) << command << form;
+      EXPECT_THAT(missing.err, HasSubstr("no job with id 'job-x'")) << command << form;
+    }
+  }
+  const CommandResult got = Cli(absl::StrCat("get ", ids[0], " ", ids[1]));
+  EXPECT_EQ(got.exit_code, 0) << got.err;
+  EXPECT_THAT(got.out, HasSubstr("solved in"));
+  EXPECT_THAT(got.out, HasSubstr("unsolvable: the start cannot reach this goal"));
 }
 
 // A script reads one result shape whether the solve ran here or on a server.

@@ -1,6 +1,6 @@
 // The registry is the one list of algorithms and heuristics: the options
 // each takes are checked from it, and every place that lists names for
-// people (the proto comments, the README) must say what it says.
+// people (the proto comments, docs/solving.md) must say what it says.
 #include "engine/registry.h"
 
 #include <fstream>
@@ -65,13 +65,13 @@ std::set<std::string> ProtoCommentList(const std::string& proto, const std::stri
   return names;
 }
 
-// The `code` words of the README bullet that starts with `bullet`, up to
-// the next bullet, leaving out flags.
-std::set<std::string> ReadmeBulletList(const std::string& readme, const std::string& bullet) {
+// The `code` words of the docs bullet that starts with `bullet`, up to
+// the next bullet or paragraph, leaving out flags.
+std::set<std::string> DocBulletList(const std::string& readme, const std::string& bullet) {
   const size_t begin = readme.find("\n- " + bullet);
   EXPECT_NE(begin, std::string::npos) << bullet;
   if (begin == std::string::npos) return {};
-  const size_t end = readme.find("\n- ", begin + 1);
+  const size_t end = std::min(readme.find("\n- ", begin + 1), readme.find("\n\n", begin + 1));
   const std::string text = readme.substr(begin, end - begin);
   std::set<std::string> names;
   const std::regex code("`([^`]+)`");
@@ -88,10 +88,10 @@ TEST(Registry, ProtoCommentsListTheRegistry) {
   EXPECT_EQ(ProtoCommentList(proto, "string heuristic = "), Names(Heuristics()));
 }
 
-TEST(Registry, ReadmeListsTheRegistry) {
-  const std::string readme = ReadSource("README.md");
-  EXPECT_EQ(ReadmeBulletList(readme, "Algorithms:"), Names(Algorithms()));
-  std::set<std::string> heuristics = ReadmeBulletList(readme, "Heuristics:");
+TEST(Registry, TheDocsListTheRegistry) {
+  const std::string readme = ReadSource("docs/solving.md");
+  EXPECT_EQ(DocBulletList(readme, "Algorithms:"), Names(Algorithms()));
+  std::set<std::string> heuristics = DocBulletList(readme, "Heuristics:");
   std::set<std::string> presets = PresetNames();
   // The heuristics bullet also shows pdb's presets and a sample of groups.
   std::erase_if(heuristics,
@@ -99,9 +99,9 @@ TEST(Registry, ReadmeListsTheRegistry) {
   EXPECT_EQ(heuristics, Names(Heuristics()));
 }
 
-TEST(Registry, ReadmeAndProtoListEveryPatternPreset) {
-  const std::string readme = ReadSource("README.md");
-  const std::set<std::string> in_readme = ReadmeBulletList(readme, "Heuristics:");
+TEST(Registry, TheDocsAndProtoListEveryPatternPreset) {
+  const std::string readme = ReadSource("docs/solving.md");
+  const std::set<std::string> in_readme = DocBulletList(readme, "Heuristics:");
   const std::string proto = ReadSource("proto/npuzzle/v1/solver.proto");
   for (const std::string& preset : PresetNames()) {
     EXPECT_TRUE(in_readme.contains(preset)) << preset;

@@ -49,7 +49,8 @@ class JobLifecycleTest : public ::testing::Test {
                            .counts = [] { return ManagerCounts{}; },
                            .workers = [] { return std::vector<WorkerGauges>{}; },
                            .tenants = [] { return std::vector<TenantGauges>{}; }}};
-  JobLifecycle lifecycle_{&events_, &metrics_,
+  JobLifecycle lifecycle_{&events_,
+                          &metrics_,
                           {.ending = [this](JobRecord&) { ++ending_; },
                            .later = [this](std::function<void()> call) { later_.push_back(std::move(call)); }}};
 };

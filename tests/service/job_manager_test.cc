@@ -1173,10 +1173,10 @@ TEST_F(JobManagerTest, MetricsCountWhatHappened) {
   EXPECT_EQ(metric("npuzzle_coordinator_worker_free_slots{worker=\"w\"}"), 3);
 }
 
-// The metrics list operators read (deploy/README.md) names every family
+// The metrics list operators read (docs/operations.md) names every family
 // the coordinator exports.
 TEST_F(JobManagerTest, EveryMetricIsDocumented) {
-  std::ifstream in(std::string(NPUZZLE_SOURCE_DIR) + "/deploy/README.md");
+  std::ifstream in(std::string(NPUZZLE_SOURCE_DIR) + "/docs/operations.md");
   const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ASSERT_FALSE(doc.empty());
   std::istringstream rendered(manager_->metrics().Render());
@@ -1185,7 +1185,7 @@ TEST_F(JobManagerTest, EveryMetricIsDocumented) {
     if (line.rfind("# TYPE ", 0) != 0) continue;
     const std::string name = line.substr(7, line.find(' ', 7) - 7);
     ++families;
-    EXPECT_THAT(doc, HasSubstr("`" + name)) << name << " is not in deploy/README.md";
+    EXPECT_THAT(doc, HasSubstr("`" + name)) << name << " is not in docs/operations.md";
   }
   EXPECT_GT(families, 10);
 }

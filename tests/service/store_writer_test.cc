@@ -45,9 +45,7 @@ class RecordingStore : public JobStore {
                             const std::map<std::string, std::string>&, int, int64_t) override {
     return Page{};
   }
-  absl::StatusOr<std::map<v1::JobState, int64_t>> CountByState() override {
-    return std::map<v1::JobState, int64_t>{};
-  }
+  absl::StatusOr<std::map<v1::JobState, int64_t>> CountByState() override { return std::map<v1::JobState, int64_t>{}; }
   absl::Status CheckWritable(absl::Duration) override { return absl::OkStatus(); }
 
  private:

@@ -12,6 +12,18 @@ bin=$1
 for tool in kubectl node; do
   command -v "$tool" >/dev/null || { echo "FAIL: $tool is missing (scripts/setup installs it)"; exit 1; }
 done
+# The manifests use current Kustomize fields (labels, patches): Kustomize
+# 4.1 or later, which kubectl 1.21 and later carry.
+kustomize=$(kubectl version --client 2>/dev/null | sed -n 's/^Kustomize Version: v\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+read -r major minor <<<"${kustomize:-0 0}"
+if ((major < 4 || (major == 4 && minor < 1))); then
+  echo "FAIL: kubectl's Kustomize is ${kustomize:-unknown}; the manifests need 4.1 or later (kubectl 1.21+)"
+  exit 1
+fi
+if deprecated=$(grep -rlE '^(bases|patchesStrategicMerge|commonLabels|patchesJson6902|vars):' "$root/deploy/k8s"); then
+  echo "FAIL: deprecated Kustomize fields in: $deprecated"
+  exit 1
+fi
 [[ -d $here/node_modules/kubernetes-models ]] || { echo "FAIL: run scripts/setup (npm ci in tests/deploy/k8s)"; exit 1; }
 
 work=$(mktemp -d)
@@ -22,9 +34,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# --helpfull exits 1 by design; the listing is what matters.
-"$bin/npuzzle-server" --helpfull >"$work/server-flags.txt" 2>&1 || true
-"$bin/npuzzle-worker" --helpfull >"$work/worker-flags.txt" 2>&1 || true
+"$bin/npuzzle-server" --help >"$work/server-flags.txt"
+"$bin/npuzzle-worker" --help >"$work/worker-flags.txt"
 
 "$bin/npuzzle-server" --local-workers=0 --listen=127.0.0.1:0 --worker-listen=127.0.0.1:0 \
   --metrics-listen=127.0.0.1:0 --http-listen= --data-dir="$work/data" --port-file="$work/ports" 2>"$work/server.log" &

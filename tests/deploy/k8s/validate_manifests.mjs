@@ -73,7 +73,7 @@ const flagsOf = (file) =>
   new Set(
     readFileSync(file, "utf8")
       .split("\n")
-      .map((l) => l.match(/^\s+--([a-z0-9_]+) /)?.[1])
+      .map((l) => l.match(/^\s+--([a-z0-9-]+)\b/)?.[1]?.replaceAll("-", "_"))
       .filter(Boolean),
   );
 const programFlags = { "npuzzle-server": flagsOf(args["server-flags"]), "npuzzle-worker": flagsOf(args["worker-flags"]) };
