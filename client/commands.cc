@@ -57,8 +57,6 @@ const std::vector<Command>& Table() {
 
 }  // namespace
 
-std::span<const Command> Commands() { return Table(); }
-
 int RunCommandLine(int argc, char** argv) {
   CLI::App app("npuzzle: solve sliding-tile puzzles here, or as jobs on an npuzzle server.", "npuzzle");
   cli::Configure(app);

@@ -6,7 +6,6 @@
 #ifndef NPUZZLE_CLIENT_COMMANDS_H_
 #define NPUZZLE_CLIENT_COMMANDS_H_
 
-#include <span>
 #include <string_view>
 #include <vector>
 
@@ -22,8 +21,6 @@ struct Command {
   int (*local)(const Invocation& in);               // null: needs --server
   int (*remote)(const Invocation& in, Remote& at);  // null: runs here only
 };
-
-std::span<const Command> Commands();
 
 // Runs `npuzzle COMMAND [flags] [ids]`; returns the exit status: 0 when
 // every job or problem got an answer, 1 when a job failed, 2 on a usage or

@@ -13,11 +13,6 @@ JobRecord* JobLifecycle::Find(const std::string& id) {
   return it == records_.end() ? nullptr : &it->second;
 }
 
-const JobRecord* JobLifecycle::Find(const std::string& id) const {
-  auto it = records_.find(id);
-  return it == records_.end() ? nullptr : &it->second;
-}
-
 bool JobLifecycle::Apply(JobRecord& r, JobChange change) {
   absl::StatusOr<v1::JobState> next = NextState(r.job.state(), change);
   if (!next.ok()) {

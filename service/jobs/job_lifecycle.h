@@ -53,9 +53,7 @@ class JobLifecycle {
       : events_(events), metrics_(metrics), hooks_(std::move(hooks)) {}
 
   JobRecord* Find(const std::string& id);
-  const JobRecord* Find(const std::string& id) const;
   JobQueue& queue() { return queue_; }
-  const JobQueue& queue() const { return queue_; }
   template <class F>
   void ForEach(F f) const {
     for (const auto& [id, r] : records_) f(r);

@@ -36,13 +36,6 @@ Worker* WorkerPool::FindById(const std::string& id) {
   return it == by_id_.end() ? nullptr : Find(it->second);
 }
 
-const Worker* WorkerPool::FindById(const std::string& id) const {
-  auto it = by_id_.find(id);
-  if (it == by_id_.end()) return nullptr;
-  auto w = workers_.find(it->second);
-  return w == workers_.end() ? nullptr : &w->second;
-}
-
 Worker* WorkerPool::Freest() { return by_free_.empty() ? nullptr : Find(by_free_.begin()->second); }
 
 void WorkerPool::Assign(Worker& w, const LeaseKey& lease, const std::string& tenant) {

@@ -51,7 +51,6 @@ class WorkerPool {
 
   Worker* Find(WorkerLink* link);
   Worker* FindById(const std::string& id);
-  const Worker* FindById(const std::string& id) const;
 
   // The worker with the most free slots, of those the one that has waited
   // longest with them (so equally free workers take work in turn), or null
