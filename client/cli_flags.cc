@@ -6,6 +6,7 @@
 #include "engine/limits.h"
 #include "engine/pdb/pattern_groups.h"
 #include "engine/registry.h"
+#include "engine/solver.h"
 
 namespace npuzzle {
 
@@ -18,9 +19,9 @@ void BoardFlags(CLI::App& c, Invocation& in) {
 
 void ShapeFlags(CLI::App& c, Invocation& in) {
   c.add_option("--rows", in.rows, "board rows (0: from the board text)")
-      ->check(CLI::Range(0, kMaxSide).description(""));
+      ->check(CLI::Range(0, kMaxBoardSide).description(""));
   c.add_option("--cols", in.cols, "board columns (0: from the board text, or --rows)")
-      ->check(CLI::Range(0, kMaxSide).description(""));
+      ->check(CLI::Range(0, kMaxBoardSide).description(""));
 }
 
 void GoalFlags(CLI::App& c, Invocation& in) {
@@ -30,11 +31,15 @@ void GoalFlags(CLI::App& c, Invocation& in) {
 }
 
 void SearchFlags(CLI::App& c, Invocation& in) {
-  c.add_option("--algorithm", in.algorithm, AlgorithmNames());
+  c.add_option("--algorithm", in.algorithm, absl::StrCat(AlgorithmNames(), " (default: auto)"));
+  c.add_option("--max-gap", in.max_gap,
+               "auto and anytime: stop once the answer is at most this times the proven lower bound (e.g. 1.05)")
+      ->check(CLI::Range(kMinGap, kMaxGap).description(""));
   c.add_option("--heuristic", in.heuristic, absl::StrCat(HeuristicNames(), " (pdb with --pdb-preset or --pdb-groups)"));
   c.add_option("--weight", in.weight, absl::StrCat("wastar's weight: f = g + weight h (default ", kDefaultWeight, ")"));
   c.add_option("--seed", in.seed, "break ties between equal successors at random, reproducibly from this seed");
-  c.add_option("--threads", in.threads, "search threads for idastar (0: every core here; the server's default there)")
+  c.add_option("--threads", in.threads,
+               "search threads for idastar, auto and anytime (0: every core here; the server's default there)")
       ->check(CLI::Range(0, 4096).description(""));
   PatternFlags(c, in);
 }

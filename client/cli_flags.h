@@ -25,7 +25,8 @@ struct Invocation {
   std::string goal;
   std::string goal_preset;
   // The search.
-  std::string algorithm = "astar";
+  std::string algorithm = "auto";
+  double max_gap = 0;
   std::string heuristic = "manhattan";
   std::optional<double> weight;
   std::string pdb_preset;

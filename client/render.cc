@@ -51,6 +51,10 @@ std::string RenderHuman(const Board& start, const Board& goal, const SolveResult
     case SearchStatus::kSolved:
       absl::StrAppend(&out, absl::StrFormat("solved in %d moves%s with %s\n", result.moves.size(),
                                             result.optimal ? " (optimal)" : " (not proven optimal)", how));
+      if (!result.optimal && result.lower_bound > 0) {
+        absl::StrAppend(&out, absl::StrFormat("lower bound %d: at most %.3fx the shortest\n", result.lower_bound,
+                                              static_cast<double>(result.moves.size()) / result.lower_bound));
+      }
       absl::StrAppend(&out, "moves (blank): ", MovesToString(result.moves), "\n");
       absl::StrAppend(&out, "tiles moved:   ", absl::StrJoin(result.tile_moves, " "), "\n");
       break;
@@ -67,6 +71,7 @@ std::string RenderHuman(const Board& start, const Board& goal, const SolveResult
                                         "h(start) %d, %s, %s nodes/s\n",
                                         s.expanded, s.generated, s.duplicates, s.max_open, s.iterations, s.start_h,
                                         Duration(s.elapsed), Compact(s.nodes_per_second)));
+  if (!result.chosen.empty()) absl::StrAppend(&out, "chose ", result.chosen, "; stopped: ", result.stopped_by, "\n");
   if (show_steps && result.status == SearchStatus::kSolved) {
     Board board = start;
     for (size_t i = 0; i < result.moves.size(); ++i) {
@@ -92,6 +97,11 @@ nlohmann::json ResultToJson(const Board& start, const Board& goal, const SolveRe
   j["optimal"] = result.optimal;
   j["algorithm"] = result.algorithm;
   j["heuristic"] = result.heuristic;
+  j["lower_bound"] = result.lower_bound;
+  if (!result.chosen.empty()) {
+    j["chosen"] = result.chosen;
+    j["stopped_by"] = result.stopped_by;
+  }
   j["expanded"] = s.expanded;
   j["generated"] = s.generated;
   j["duplicates"] = s.duplicates;
@@ -105,6 +115,11 @@ nlohmann::json ResultToJson(const Board& start, const Board& goal, const SolveRe
 
 std::string RenderProgress(const Progress& p) {
   if (!p.activity.empty()) return p.activity;
+  if (p.best_length > 0) {
+    return absl::StrFormat("best %d moves, lower bound %d (gap %.3f), %s expanded, %s/s, %s", p.best_length,
+                           p.lower_bound, static_cast<double>(p.best_length) / std::max(1, p.lower_bound),
+                           Compact(p.expanded), Compact(p.nodes_per_second), Duration(p.elapsed));
+  }
   return absl::StrFormat("%s expanded, %s generated, %s/s, bound %d, best h %d, open %s, %s", Compact(p.expanded),
                          Compact(p.generated), Compact(p.nodes_per_second), p.bound, p.best_h, Compact(p.open_size),
                          Duration(p.elapsed));

@@ -110,6 +110,7 @@ absl::StatusOr<SolveRequest> RequestOf(const Invocation& in, RequestFor where) {
   request.algorithm = in.algorithm;
   request.heuristic = in.heuristic;
   request.weight = in.weight;
+  request.max_gap = in.max_gap;
   request.options.seed = in.seed;
   LimitUnits units{in.max_nodes, in.max_time_ms, in.max_memory_mb.value_or(0), in.max_depth};
   if (where == RequestFor::kLocal) {

@@ -10,11 +10,11 @@
 namespace npuzzle {
 
 absl::Status CheckDimensions(int rows, int cols) {
-  if (rows < kMinSide || rows > kMaxSide || cols < kMinSide || cols > kMaxSide) {
+  if (rows < kMinSide || rows > kMaxBoardSide || cols < kMinSide || cols > kMaxBoardSide) {
     return absl::InvalidArgumentError(
         absl::StrFormat("board size %dx%d is out of range: rows and columns must each be "
                         "between %d and %d",
-                        rows, cols, kMinSide, kMaxSide));
+                        rows, cols, kMinSide, kMaxBoardSide));
   }
   return absl::OkStatus();
 }

@@ -12,8 +12,12 @@
 namespace npuzzle {
 
 inline constexpr int kMinSide = 2;
+// The largest board the classic searches take (their states are fixed
+// 64-cell arrays: engine/puzzle.h), and the largest any part of npuzzle
+// takes (the anytime solver: engine/anytime/).
 inline constexpr int kMaxSide = 8;
 inline constexpr int kMaxCells = kMaxSide * kMaxSide;
+inline constexpr int kMaxBoardSide = 16;
 
 class Board {
  public:
@@ -47,7 +51,7 @@ class Board {
   std::vector<uint8_t> tiles_;
 };
 
-// OK when 2 <= rows, cols <= 8; otherwise an error naming the size.
+// OK when 2 <= rows, cols <= 16; otherwise an error naming the size.
 absl::Status CheckDimensions(int rows, int cols);
 
 }  // namespace npuzzle

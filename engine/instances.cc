@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/puzzle.h"
+#include "engine/moves.h"
 #include "engine/solvability.h"
 
 namespace npuzzle {
@@ -26,8 +26,22 @@ Board RandomSolvableBoard(const Board& goal, std::mt19937_64& rng) {
 }
 
 Board RandomWalk(const Board& goal, int moves, std::mt19937_64& rng) {
-  const Puzzle puzzle(goal);
-  return puzzle.ToBoard(puzzle.RandomWalk(moves, rng));
+  // Any board size: the walk is on the board's own tiles.
+  std::vector<int> at(goal.tiles().begin(), goal.tiles().end());
+  int blank = goal.blank();
+  int entry = -1;  // never undo the previous move
+  for (int i = 0; i < moves; ++i) {
+    std::vector<std::pair<int, int>> options;
+    for (int d = 0; d < kNumDirs; ++d) {
+      const int to = NeighborCell(goal.rows(), goal.cols(), blank, static_cast<Dir>(d));
+      if (to >= 0 && (entry < 0 || d != (entry ^ 1))) options.emplace_back(d, to);
+    }
+    const auto [dir, to] = options[rng() % options.size()];
+    std::swap(at[blank], at[to]);
+    blank = to;
+    entry = dir;
+  }
+  return *Board::Create(goal.rows(), goal.cols(), std::move(at));
 }
 
 }  // namespace npuzzle

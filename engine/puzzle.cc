@@ -60,30 +60,39 @@ absl::StatusOr<Tiles> Puzzle::Replay(const Tiles& start, const std::vector<Dir>&
   return s;
 }
 
-Tiles Puzzle::RandomWalk(int moves, std::mt19937_64& rng) const {
-  Tiles s = goal_tiles_;
-  uint8_t entry = kNoMove;
-  for (int i = 0; i < moves; ++i) {
-    const MoveList& options = successors_[s.blank()][entry];
-    const MoveList::Step step = options.steps[rng() % options.count];
-    Slide(s, s.blank(), step.to);
-    entry = static_cast<uint8_t>(step.dir);
+namespace {
+
+// Plays `moves` on a copy of `board`'s tiles, any size of board; the tile
+// that slides at each move goes to `tiles_moved` when given.
+absl::StatusOr<std::vector<int>> Played(const Board& board, const std::vector<Dir>& moves,
+                                        std::vector<int>* tiles_moved) {
+  std::vector<int> at(board.tiles().begin(), board.tiles().end());
+  int blank = board.blank();
+  for (size_t i = 0; i < moves.size(); ++i) {
+    const int to = NeighborCell(board.rows(), board.cols(), blank, moves[i]);
+    if (to < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("move %d (%c) takes the blank off the board", i + 1, DirLetter(moves[i])));
+    }
+    if (tiles_moved != nullptr) tiles_moved->push_back(at[to]);
+    std::swap(at[blank], at[to]);
+    blank = to;
   }
-  return s;
+  return at;
 }
 
+}  // namespace
+
 absl::StatusOr<Board> ApplyMoves(const Board& board, const std::vector<Dir>& moves) {
-  const Puzzle shape(board);
-  absl::StatusOr<Tiles> end = shape.Replay(shape.goal_tiles(), moves);
-  if (!end.ok()) return end.status();
-  return shape.ToBoard(*end);
+  absl::StatusOr<std::vector<int>> at = Played(board, moves, nullptr);
+  if (!at.ok()) return at.status();
+  return Board::Create(board.rows(), board.cols(), *std::move(at));
 }
 
 absl::StatusOr<std::vector<int>> TilesMoved(const Board& board, const std::vector<Dir>& moves) {
-  const Puzzle shape(board);
   std::vector<int> tiles;
-  absl::StatusOr<Tiles> end = shape.Replay(shape.goal_tiles(), moves, &tiles);
-  if (!end.ok()) return end.status();
+  absl::StatusOr<std::vector<int>> at = Played(board, moves, &tiles);
+  if (!at.ok()) return at.status();
   return tiles;
 }
 

@@ -3,7 +3,7 @@
 // algorithm). Everything about how a state changes lives here: the blank's
 // moves, a node's successors in search order (never undoing the move that
 // reached it), sliding a tile in either form of a state (Tiles, or a packed
-// key), packing, the goal test, replaying moves and random walks.
+// key), packing, the goal test and replaying moves.
 // Heuristics read the goal lookups; algorithms never touch cells directly.
 #ifndef NPUZZLE_ENGINE_PUZZLE_H_
 #define NPUZZLE_ENGINE_PUZZLE_H_
@@ -178,10 +178,6 @@ class Puzzle {
   // slid at each move.
   absl::StatusOr<Tiles> Replay(const Tiles& start, const std::vector<Dir>& moves,
                                std::vector<int>* tiles_moved = nullptr) const;
-
-  // `moves` random moves of the blank from the goal, never undoing the
-  // previous one.
-  Tiles RandomWalk(int moves, std::mt19937_64& rng) const;
 
  private:
   int rows_, cols_, cells_;

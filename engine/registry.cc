@@ -1,6 +1,7 @@
 #include "engine/registry.h"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -67,6 +68,14 @@ const auto kHeuristicTable = std::make_tuple(
                                      // drop a group's value by more than one.
                                      false, true}});
 
+// Not searches of their own but portfolios of them, run by Solve.
+const AlgorithmInfo kPortfolioAlgorithms[] = {
+    {"auto", "the default: optimal where that is quick (up to 16 cells), anytime otherwise", false,
+     Optimality::kWhenProved, false, false, kMaxBoardSide, true},
+    {"anytime", "an answer at once, better ones while time allows, with a proven lower bound (--max-gap)", false,
+     Optimality::kWhenProved, false, false, kMaxBoardSide, true},
+};
+
 // Heuristics that need options or can fail to build provide Create(), and
 // those with options of their own check them with ValidateOptions().
 template <class H>
@@ -93,7 +102,11 @@ std::vector<decltype(std::get<0>(std::declval<Table>()).info)> InfoList(const Ta
 }
 
 const std::vector<AlgorithmInfo>& AlgorithmList() {
-  static const auto* list = new std::vector<AlgorithmInfo>(InfoList(kAlgorithmTable));
+  static const auto* list = [] {
+    auto* all = new std::vector<AlgorithmInfo>(std::begin(kPortfolioAlgorithms), std::end(kPortfolioAlgorithms));
+    for (const AlgorithmInfo& a : InfoList(kAlgorithmTable)) all->push_back(a);
+    return all;
+  }();
   return *list;
 }
 
@@ -282,7 +295,10 @@ absl::StatusOr<SearchOutcome> RunSearch(const SearchSpec& spec, const Puzzle& pu
       if (!known_heuristic) out = CheckHeuristicName(spec.heuristic);
     }
   });
-  if (!known_algorithm) return CheckAlgorithmName(spec.algorithm);
+  if (!known_algorithm) {
+    if (absl::Status unknown = CheckAlgorithmName(spec.algorithm); !unknown.ok()) return unknown;
+    return absl::InvalidArgumentError(absl::StrCat(spec.algorithm, " runs several searches: call Solve"));
+  }
   return *std::move(out);
 }
 

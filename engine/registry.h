@@ -23,6 +23,7 @@ enum class Optimality {
   kAlways,                            // bfs, iddfs, ucs
   kWithAdmissibleHeuristic,           // astar, idastar
   kWithAdmissibleAndWeightAtMostOne,  // wastar
+  kWhenProved,                        // auto, anytime: the result says
 };
 
 // Weighted algorithms' weight when a request gives none, and its bound.
@@ -38,6 +39,12 @@ struct AlgorithmInfo {
   // Searches one subtree at a time on request (SearchOptions::subtree),
   // so that a job can be spread over workers.
   bool splits;
+  // The largest side of a board it takes: the classic searches' states are
+  // 64 cells (engine/puzzle.h), the anytime solver's 256 (engine/anytime/grid.h).
+  int max_side = kMaxSide;
+  // Not one search but several run by Solve (engine/anytime/anytime_solver.h);
+  // RunSearch refuses it.
+  bool portfolio = false;
 };
 
 struct HeuristicInfo {
@@ -85,8 +92,8 @@ struct SearchSpec {
 };
 
 // Builds the heuristic and runs the algorithm. Errors only for unknown names
-// or a heuristic that cannot be built for this puzzle (a bad pattern group,
-// an unwritable table directory).
+// (or a portfolio algorithm, which is not one search) or a heuristic that cannot be built for this puzzle (a bad
+// pattern group, an unwritable table directory).
 absl::StatusOr<SearchOutcome> RunSearch(const SearchSpec& spec, const Puzzle& puzzle, const Tiles& start);
 
 }  // namespace npuzzle

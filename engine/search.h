@@ -50,6 +50,10 @@ struct Progress {
   // Set while the solve does something other than search (building a
   // pattern table), saying what and how far: the counts above are then 0.
   std::string activity;
+  // auto and anytime: the best answer's length so far (0: none yet) and
+  // the proven lower bound on the optimal length.
+  int best_length = 0;
+  int lower_bound = 0;
 };
 
 // A finished iteration of an iterative-deepening search: no solution is

@@ -71,6 +71,7 @@ absl::StatusOr<SolveRequest> RequestFromSpec(const v1::JobSpec& spec) {
   if (spec.has_seed()) r.options.seed = spec.seed();
   if (spec.threads() < 0) return absl::InvalidArgumentError("threads must not be negative");
   r.options.threads = std::max(1, spec.threads());
+  r.max_gap = spec.max_gap();
   if (spec.max_workers() < 0 || spec.max_workers() > kMaxWorkersPerJob) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_workers ", spec.max_workers(), " is out of range (0 to ", kMaxWorkersPerJob, ")"));
@@ -101,6 +102,7 @@ v1::JobSpec SpecFromRequest(const SolveRequest& request) {
   spec.mutable_limits()->set_max_depth(limits.max_depth);
   if (request.options.seed) spec.set_seed(*request.options.seed);
   spec.set_threads(request.options.threads);
+  spec.set_max_gap(request.max_gap);
   return spec;
 }
 
@@ -113,6 +115,9 @@ v1::Result ResultToProto(const SolveResult& result) {
   r.set_optimal(result.optimal);
   r.set_algorithm(result.algorithm);
   r.set_heuristic(result.heuristic);
+  r.set_lower_bound(result.lower_bound);
+  r.set_chosen(result.chosen);
+  r.set_stopped_by(result.stopped_by);
   v1::Stats* s = r.mutable_stats();
   s->set_expanded(result.stats.expanded);
   s->set_generated(result.stats.generated);
@@ -133,6 +138,9 @@ SolveResult ResultFromProto(const v1::Result& r) {
   result.optimal = r.optimal();
   result.algorithm = r.algorithm();
   result.heuristic = r.heuristic();
+  result.lower_bound = r.lower_bound();
+  result.chosen = r.chosen();
+  result.stopped_by = r.stopped_by();
   SearchStats& s = result.stats;
   s.expanded = r.stats().expanded();
   s.generated = r.stats().generated();
@@ -155,6 +163,8 @@ v1::Progress ProgressToProto(const Progress& p) {
   m.set_elapsed_ms(absl::ToDoubleMilliseconds(p.elapsed));
   m.set_nodes_per_second(p.nodes_per_second);
   m.set_activity(p.activity);
+  m.set_best_length(p.best_length);
+  m.set_lower_bound(p.lower_bound);
   return m;
 }
 
@@ -168,6 +178,8 @@ Progress ProgressFromProto(const v1::Progress& m) {
   p.elapsed = absl::Milliseconds(m.elapsed_ms());
   p.nodes_per_second = m.nodes_per_second();
   p.activity = m.activity();
+  p.best_length = m.best_length();
+  p.lower_bound = m.lower_bound();
   return p;
 }
 

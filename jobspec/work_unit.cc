@@ -24,7 +24,12 @@ v1::JobSpec UnitSpec(const v1::JobSpec& job, uint64_t nodes_left, absl::Duration
 
 absl::StatusOr<SolveRequest> RequestFromAssignment(const v1::Assignment& assignment, HandBack* hand_back) {
   absl::StatusOr<SolveRequest> request = RequestFromSpec(assignment.spec());
-  if (!request.ok() || !assignment.has_unit()) return request;
+  if (!request.ok()) return request;
+  const v1::Checkpoint& checkpoint = assignment.checkpoint();
+  absl::StatusOr<std::vector<Dir>> best = ParseMoves(checkpoint.best_moves());
+  if (!best.ok()) return absl::InvalidArgumentError(absl::StrCat("checkpoint.best_moves: ", best.status().message()));
+  request->resume = {*std::move(best), checkpoint.lower_bound()};
+  if (!assignment.has_unit()) return request;
   absl::StatusOr<std::vector<Dir>> prefix = ParseMoves(assignment.unit().prefix());
   if (!prefix.ok()) return absl::InvalidArgumentError(absl::StrCat("unit.prefix: ", prefix.status().message()));
   request->options.subtree = SearchOptions::SubtreePass{*std::move(prefix), assignment.unit().bound(), hand_back};

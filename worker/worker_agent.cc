@@ -272,6 +272,15 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignm
       *m.mutable_checkpoint()->mutable_checkpoint() = WithEarlierWork(job->resume, c);
       Send(m);
     };
+    // So does every better answer of an anytime solve: a re-run starts from it.
+    request->on_improvement = [this, job](const BestSoFar& best) {
+      v1::WorkerMessage m;
+      m.mutable_checkpoint()->set_job_id(job->id);
+      m.mutable_checkpoint()->set_attempt(job->attempt);
+      m.mutable_checkpoint()->mutable_checkpoint()->set_best_moves(MovesToString(best.moves));
+      m.mutable_checkpoint()->mutable_checkpoint()->set_lower_bound(best.lower_bound);
+      Send(m);
+    };
     absl::StatusOr<SolveResult> result = Solve(*request);
     if (result.ok()) {
       run_expanded = result->stats.expanded;

@@ -121,7 +121,7 @@ func specFlags(name string, args []string) (*pb.JobSpec, error) {
 	board := fs.String("board", "", "the start board (required), in any form the npuzzle CLI reads")
 	goal := fs.String("goal", "", "the goal board (default: the preset)")
 	preset := fs.String("goal-preset", "", "standard, blank-first or snail")
-	algorithm := fs.String("algorithm", "astar", "search algorithm")
+	algorithm := fs.String("algorithm", "auto", "search algorithm")
 	heuristic := fs.String("heuristic", "manhattan", "heuristic")
 	pdbPreset := fs.String("pdb-preset", "", "pattern-database preset")
 	priority := fs.Int("priority", 0, "larger runs sooner")

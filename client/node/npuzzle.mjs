@@ -32,7 +32,7 @@ commands:
   cancel JOB_ID                   cancel a job
   list   [--state S] [--label K=V] [--page-size N]
 
-spec flags: --goal B --goal-preset P --algorithm A (astar) --heuristic H (manhattan)
+spec flags: --goal B --goal-preset P --algorithm A (auto) --heuristic H (manhattan)
             --pdb-preset P --priority N --max-time-ms N --max-nodes N --request-id ID --label K=V
 `;
 
@@ -47,7 +47,7 @@ const OPTIONS = {
   board: { type: "string" },
   goal: { type: "string" },
   "goal-preset": { type: "string", default: "" },
-  algorithm: { type: "string", default: "astar" },
+  algorithm: { type: "string", default: "auto" },
   heuristic: { type: "string", default: "manhattan" },
   "pdb-preset": { type: "string", default: "" },
   priority: { type: "string", default: "0" },

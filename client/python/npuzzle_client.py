@@ -127,7 +127,7 @@ def main():
         c.add_argument("--board", required=True)
         c.add_argument("--goal")
         c.add_argument("--goal-preset")
-        c.add_argument("--algorithm", default="astar")
+        c.add_argument("--algorithm", default="auto")
         c.add_argument("--heuristic", default="manhattan")
         c.add_argument("--pdb-preset")
         c.add_argument("--priority", type=int, default=0)

@@ -321,6 +321,7 @@ void JobManager::Progress(const Worker& w, const v1::JobProgress& p) {
   if (p.unit_id() != 0) return splits_.Progress(w, p);
   if (JobRecord* r = scheduler_.Assigned(w, p.job_id(), p.attempt())) {
     *r->job.mutable_progress() = p.progress();
+    r->job.mutable_progress()->set_best_moves(r->job.checkpoint().best_moves());
     r->node_rate = p.progress().nodes_per_second();
     events_.Progress(r->job.id(), p.progress());
   }
@@ -328,12 +329,31 @@ void JobManager::Progress(const Worker& w, const v1::JobProgress& p) {
 
 void JobManager::Checkpoint(const Worker& w, const v1::JobCheckpoint& m) {
   JobRecord* r = scheduler_.Assigned(w, m.job_id(), m.attempt());
-  // Stored before the worker could be lost again; watchers see the
-  // threshold in progress, so this is no event of its own.
-  if (r != nullptr && m.checkpoint().bound() > r->job.checkpoint().bound()) {
-    *r->job.mutable_checkpoint() = m.checkpoint();
+  if (r == nullptr) return;
+  const v1::Checkpoint& incoming = m.checkpoint();
+  v1::Checkpoint& stored = *r->job.mutable_checkpoint();
+  // Stored before the worker could be lost again. An IDA* threshold is
+  // seen by watchers in the progress that follows, so it is no event of
+  // its own; a shorter answer or a higher bound is.
+  if (incoming.bound() > stored.bound()) {
+    *r->job.mutable_checkpoint() = incoming;
     lifecycle_.Record(*r);
+    return;
   }
+  const bool shorter = !incoming.best_moves().empty() &&
+                       (stored.best_moves().empty() || incoming.best_moves().size() < stored.best_moves().size());
+  const bool higher = incoming.lower_bound() > stored.lower_bound();
+  if (!shorter && !higher) return;
+  if (shorter) stored.set_best_moves(incoming.best_moves());
+  if (higher) stored.set_lower_bound(incoming.lower_bound());
+  lifecycle_.Record(*r);
+  v1::Progress* progress = r->job.mutable_progress();
+  progress->set_best_length(static_cast<int32_t>(stored.best_moves().size()));
+  progress->set_lower_bound(stored.lower_bound());
+  progress->set_best_moves(stored.best_moves());
+  v1::Progress event = *progress;
+  if (!shorter) event.clear_best_moves();
+  events_.Progress(r->job.id(), event);
 }
 
 void JobManager::Disconnected(WorkerLink* link) {

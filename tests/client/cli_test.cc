@@ -47,7 +47,7 @@ TEST(Cli, EachCommandTakesItsOwnFlags) {
   const auto solve = RunCommand(Cli("solve --help"));
   EXPECT_EQ(solve.exit_code, 0);
   EXPECT_THAT(solve.out, HasSubstr("Usage: npuzzle solve"));
-  EXPECT_THAT(solve.out, HasSubstr("--algorithm TEXT=astar"));
+  EXPECT_THAT(solve.out, HasSubstr("--algorithm TEXT=auto"));
   EXPECT_THAT(solve.out, HasSubstr("bfs, dfs, iddfs"));
   EXPECT_THAT(solve.out, ::testing::Not(HasSubstr("--page-size")));
   const auto list = RunCommand(Cli("list -h"));
@@ -68,21 +68,24 @@ TEST(Cli, SolveJsonHasEveryField) {
   ASSERT_EQ(lines.size(), 1u);
   const nlohmann::json& j = lines[0];
   for (const char* field : {"status", "moves", "tile_moves", "length", "optimal", "expanded", "generated", "max_open",
-                            "elapsed_ms", "algorithm", "heuristic"}) {
+                            "elapsed_ms", "algorithm", "heuristic", "lower_bound", "chosen", "stopped_by"}) {
     EXPECT_TRUE(j.contains(field)) << field;
   }
   EXPECT_EQ(j["status"], "solved");
   EXPECT_EQ(j["length"], 14);
   EXPECT_EQ(j["optimal"], true);
-  EXPECT_EQ(j["algorithm"], "astar");
-  EXPECT_EQ(j["heuristic"], "manhattan");
+  EXPECT_EQ(j["lower_bound"], 14);
+  EXPECT_EQ(j["algorithm"], "auto");
+  EXPECT_EQ(j["heuristic"], "linear-conflict");
+  EXPECT_EQ(j["stopped_by"], "proved optimal");
   ExpectReplays(j);
 }
 
 TEST(Cli, HumanOutputShowsBoardsMovesAndSteps) {
   const auto r = RunCommand(Cli("solve --board '134 8b5 726' --goal-preset snail --show-steps"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("solved in 6 moves (optimal) with astar + manhattan"));
+  EXPECT_THAT(r.out, HasSubstr("solved in 6 moves (optimal) with auto + linear-conflict"));
+  EXPECT_THAT(r.out, HasSubstr("chose idastar with linear-conflict"));
   EXPECT_THAT(r.out, HasSubstr("moves (blank): DRUULD"));
   EXPECT_THAT(r.out, HasSubstr("tiles moved:   2 6 5 4 3 2"));
   EXPECT_THAT(r.out, HasSubstr("step 6: D (tile 2)\n 1 2 3\n 8 . 4\n 7 6 5"));
@@ -107,7 +110,7 @@ TEST(Cli, BadInputExitsNonZeroWithTheReason) {
            Case{"solve --board '1 2 3 4 5 5 7 8 0'", "duplicate tile 5"},
            Case{"solve --board '1 2 3 4 5 6 7 8'", "cannot tell the board's shape from 8 tiles"},
            Case{"solve --board '8 1 3 4 0 2 7 6 5' --algorithm dijkstra", "unknown algorithm 'dijkstra'"},
-           Case{"solve --board '8 1 3 4 0 2 7 6 5' --heuristic euclid", "unknown heuristic 'euclid'"},
+           Case{"solve --board '8 1 3 4 0 2 7 6 5' --algorithm astar --heuristic euclid", "unknown heuristic 'euclid'"},
            Case{"solve --board '8 1 3 4 0 2 7 6 5' --goal-preset spiral", "unknown goal preset 'spiral'"},
            Case{"solve --board '8 1 3 4 0 2 7 6 5' --goal '1 2 3 4 0 5 6 7'", "goal: "},
            Case{"solve --board '8 1 3 4 0 2 7 6 5' --weight 3", "a weight applies only to wastar"},

@@ -92,8 +92,8 @@ TEST(ParseBoard, SizeOutOfRange) {
   EXPECT_THAT(Error("1 0"), HasSubstr("cannot tell the board's shape"));
   EXPECT_THAT(Error("1 0", 1, 2), HasSubstr("board size 1x2 is out of range"));
   std::string big;
-  for (int t = 1; t < 81; ++t) big += std::to_string(t) + " ";
-  EXPECT_THAT(Error(big + "0"), HasSubstr("board size 9x9 is out of range"));
+  for (int t = 1; t < 17 * 17; ++t) big += std::to_string(t) + " ";
+  EXPECT_THAT(Error(big + "0"), HasSubstr("board size 17x17 is out of range"));
 }
 
 TEST(ParseBoard, Empty) {

@@ -33,7 +33,8 @@ TEST(GoalPreset, EveryPresetIsAValidBoardForEveryShape) {
 TEST(GoalPreset, Errors) {
   EXPECT_THAT(GoalPreset("spiral", 3, 3).status().message(),
               ::testing::HasSubstr("unknown goal preset 'spiral' (known: standard, blank-first, snail)"));
-  EXPECT_THAT(GoalPreset("standard", 9, 3).status().message(), ::testing::HasSubstr("board size 9x3 is out of range"));
+  EXPECT_THAT(GoalPreset("standard", 17, 3).status().message(),
+              ::testing::HasSubstr("board size 17x3 is out of range"));
 }
 
 }  // namespace

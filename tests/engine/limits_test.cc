@@ -162,9 +162,8 @@ TEST(Cancellation, StopsWithinFiftyMilliseconds) {
 // during the build stops it too.
 TEST(Cancellation, StopsWithinFiftyMillisecondsWhileThePruningMachineBuilds) {
   const Board goal = *GoalPreset("standard", 8, 8);
-  const Puzzle puzzle(goal);
   std::mt19937_64 rng(5);
-  const Board start = puzzle.ToBoard(puzzle.RandomWalk(400, rng));
+  const Board start = RandomWalk(goal, 400, rng);
   CancelToken token;
   SearchOptions options;
   options.cancel = &token;
@@ -276,7 +275,7 @@ TEST(Solve, BadRequestsNameTheProblem) {
   SolveRequest r{Hard3x3(), Goal3x3()};
   r.algorithm = "dijkstra";
   EXPECT_THAT(Solve(r).status().message(),
-              HasSubstr("unknown algorithm 'dijkstra' (known: bfs, dfs, iddfs, ucs, greedy, astar"));
+              HasSubstr("unknown algorithm 'dijkstra' (known: auto, anytime, bfs, dfs, iddfs, ucs, greedy, astar"));
   r.algorithm = "astar";
   r.heuristic = "euclid";
   EXPECT_THAT(Solve(r).status().message(), HasSubstr("unknown heuristic 'euclid'"));

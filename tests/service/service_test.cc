@@ -124,9 +124,9 @@ TEST(Service, IdempotencyValidationAndUnsolvableJobs) {
   v1::JobSpec memory = SpecFor("8 1 3 4 0 2 7 6 5");
   memory.mutable_limits()->set_max_memory_mb(100000);
   std::string big;
-  for (int t = 1; t < 81; ++t) big += std::to_string(t) + " ";
+  for (int t = 1; t < 17 * 17; ++t) big += std::to_string(t) + " ";
   for (const Bad& bad : {Bad{SpecFor("1 2 3 4 5 5 7 8 0"), "start: duplicate tile 5"},
-                         Bad{SpecFor(big + "0"), "board size 9x9 is out of range"},
+                         Bad{SpecFor(big + "0"), "board size 17x17 is out of range"},
                          Bad{algorithm, "unknown algorithm 'dijkstra'"}, Bad{heuristic, "unknown heuristic 'euclid'"},
                          Bad{SpecFor("8 1 3 4 0 2 7 6 5", "spiral"), "goal: unknown goal preset 'spiral'"},
                          Bad{memory, "exceeds this service's ceiling of 4096"}}) {

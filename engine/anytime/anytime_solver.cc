@@ -1,0 +1,301 @@
+#include "engine/anytime/anytime_solver.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "engine/anytime/beam.h"
+#include "engine/anytime/grid.h"
+#include "engine/anytime/staged.h"
+#include "engine/puzzle.h"
+#include "engine/registry.h"
+
+namespace npuzzle {
+namespace {
+
+// auto proves boards this small outright (4x4's worst case is about a
+// minute of IDA* with linear conflicts; 3x3 takes milliseconds).
+constexpr int kProvenCells = 16;
+constexpr int kFirstWidth = 64;
+// Without a memory limit, the beams stop widening at about this much.
+constexpr uint64_t kDefaultBeamBytes = uint64_t{2} << 30;
+constexpr absl::Duration kPollInterval = absl::Milliseconds(5);
+
+// What a beam of `width` holds at `depth`: two layers of nodes, the
+// candidates, and for every depth the trace and the seen hashes.
+uint64_t BeamBytes(uint64_t width, int depth) {
+  return width * (2 * sizeof(GridState) + 160 + static_cast<uint64_t>(depth) * 32);
+}
+
+// The best answer and the bound, shared by the parts. Every change goes
+// through here, so the answer only shortens, the bound only rises, and the
+// caller hears of each change in order.
+class Race {
+ public:
+  Race(const SolveRequest& request, int lower_bound) : request_(request), lower_bound_(lower_bound) {}
+
+  // Offers an answer; kept if it is the shortest so far.
+  void Offer(std::vector<Dir> moves, bool optimal = false) {
+    absl::MutexLock lock(&mu_);
+    if (best_ && moves.size() >= best_->size() && !optimal) return;
+    if (!best_ || moves.size() <= best_->size()) best_ = std::move(moves);
+    if (optimal) lower_bound_ = static_cast<int>(best_->size());
+    Changed();
+  }
+  void RaiseBound(int bound) {
+    absl::MutexLock lock(&mu_);
+    if (bound <= lower_bound_) return;
+    lower_bound_ = bound;
+    Changed();
+  }
+  void Stop(absl::string_view why) {
+    absl::MutexLock lock(&mu_);
+    StopLocked(why);
+  }
+
+  bool stopped() const { return stop_.cancelled(); }
+  const CancelToken& stop_token() const { return stop_; }
+  // Waits until stopped or `timeout` passes.
+  void Wait(absl::Duration timeout) {
+    absl::MutexLock lock(&mu_);
+    auto done = [this] { return stopped(); };
+    mu_.AwaitWithTimeout(absl::Condition(&done), timeout);
+  }
+
+  int best_length() const {
+    absl::MutexLock lock(&mu_);
+    return best_ ? static_cast<int>(best_->size()) : 0;
+  }
+  int lower_bound() const {
+    absl::MutexLock lock(&mu_);
+    return lower_bound_;
+  }
+  std::optional<std::vector<Dir>> best() const {
+    absl::MutexLock lock(&mu_);
+    return best_;
+  }
+  std::string stopped_by() const {
+    absl::MutexLock lock(&mu_);
+    return stopped_by_;
+  }
+
+ private:
+  void Changed() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    const int length = best_ ? static_cast<int>(best_->size()) : 0;
+    // A bound above the answer would be a bug in a part; the answer wins.
+    lower_bound_ = best_ ? std::min(lower_bound_, length) : lower_bound_;
+    if (request_.on_improvement) request_.on_improvement({best_.value_or(std::vector<Dir>{}), lower_bound_});
+    if (!best_) return;
+    if (length == lower_bound_) {
+      StopLocked("proved optimal");
+    } else if (request_.max_gap > 0 && length <= request_.max_gap * lower_bound_) {
+      StopLocked("within max_gap");
+    }
+  }
+  void StopLocked(absl::string_view why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (stopped()) return;
+    stopped_by_ = std::string(why);
+    stop_.Cancel();
+  }
+
+  const SolveRequest& request_;
+  mutable absl::Mutex mu_;
+  std::optional<std::vector<Dir>> best_ ABSL_GUARDED_BY(mu_);
+  int lower_bound_ ABSL_GUARDED_BY(mu_);
+  std::string stopped_by_ ABSL_GUARDED_BY(mu_);
+  CancelToken stop_;
+};
+
+// Counts shared with the monitor: the beams' own, and the prover's latest
+// progress (IDA* reports its totals).
+struct Counts {
+  std::atomic<uint64_t> beam_expanded{0};
+  std::atomic<uint64_t> beam_generated{0};
+  std::atomic<uint64_t> prover_expanded{0};
+  std::atomic<uint64_t> prover_generated{0};
+  std::atomic<int> prover_iterations{0};
+  std::atomic<int> width{0};
+  uint64_t expanded() const { return beam_expanded + prover_expanded; }
+  uint64_t generated() const { return beam_generated + prover_generated; }
+};
+
+// The improver: beams of doubling width below the best length, until the
+// next width would not fit in `max_bytes`.
+void Improve(const Grid& grid, const GridHeuristic& heuristic, const GridState& start, int threads, uint64_t seed,
+             uint64_t max_bytes, Race& race, Counts& counts) {
+  for (uint64_t width = kFirstWidth, round = 0;; width *= 2, ++round) {
+    const int bound = race.best_length();
+    if (race.stopped() || BeamBytes(width, bound) > max_bytes) return;
+    counts.width = static_cast<int>(width);
+    BeamOptions options;
+    options.width = static_cast<int>(width);
+    options.threads = threads;
+    options.bound = bound;
+    options.seed = seed + round;
+    options.stop = [&race] { return race.stopped(); };
+    options.expanded = &counts.beam_expanded;
+    options.generated = &counts.beam_generated;
+    if (std::optional<std::vector<Dir>> moves = BeamSearch(grid, heuristic, start, options)) {
+      race.Offer(*std::move(moves));
+    }
+  }
+}
+
+// The prover: IDA* with linear conflicts from the best bound known.
+void Prove(const SolveRequest& request, int threads, Race& race, Counts& counts) {
+  SearchOptions options;
+  options.threads = threads;
+  options.cancel = &race.stop_token();
+  options.seed = request.options.seed;
+  options.limits.max_memory_bytes = request.options.limits.max_memory_bytes;
+  options.resume_bound = race.lower_bound();
+  options.progress_interval = absl::Milliseconds(20);
+  options.on_progress = [&counts](const Progress& p) {
+    counts.prover_expanded = p.expanded;
+    counts.prover_generated = p.generated;
+  };
+  options.on_checkpoint = [&race, &counts](const IterationCheckpoint& c) {
+    counts.prover_iterations = c.iterations;
+    race.RaiseBound(c.next_bound);
+  };
+  const Puzzle puzzle(request.goal);
+  absl::StatusOr<SearchOutcome> outcome = RunSearch({"idastar", "linear-conflict", 1.0, options, {}}, puzzle,
+                                                    Puzzle::ToTiles(request.start));
+  if (!outcome.ok()) return;  // cannot happen: the names are known and need no tables
+  counts.prover_expanded = outcome->stats.expanded;
+  counts.prover_generated = outcome->stats.generated;
+  counts.prover_iterations = outcome->stats.iterations;
+  if (outcome->status == SearchStatus::kSolved) race.Offer(std::move(outcome->moves), /*optimal=*/true);
+}
+
+SearchStatus StatusOf(const std::string& stopped_by, bool answered) {
+  if (stopped_by == "cancelled") return SearchStatus::kCancelled;
+  if (answered) return SearchStatus::kSolved;
+  if (stopped_by == "time limit") return SearchStatus::kTimeLimit;
+  if (stopped_by == "node limit") return SearchStatus::kNodeLimit;
+  return SearchStatus::kMemoryLimit;  // no beam fitted
+}
+
+}  // namespace
+
+absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
+  const absl::Time begin = absl::Now();
+  const SearchOptions& options = request.options;
+  const SearchLimits& limits = options.limits;
+  const absl::Time deadline =
+      limits.max_time == absl::InfiniteDuration() ? absl::InfiniteFuture() : begin + limits.max_time;
+  const Grid grid(request.start.rows(), request.start.cols());
+  const GridState start = grid.StateOf(request.start);
+  const GridState target = grid.StateOf(request.goal);
+  const GridHeuristic heuristic(grid, target);
+  std::array<uint8_t, 2 * kMaxGridSide> lines;
+  const int start_h = heuristic.Evaluate(start, lines.data()).total();
+
+  Race race(request, std::max(start_h, request.resume.lower_bound));
+  Counts counts;
+  GridState resumed = start;
+  if (!request.resume.moves.empty() && grid.Play(resumed, request.resume.moves) && grid.Same(resumed, target)) {
+    race.Offer(request.resume.moves);
+  }
+
+  const int threads = std::max(1, options.threads);
+  const bool fits_prover = request.start.rows() <= kMaxSide && request.start.cols() <= kMaxSide;
+  const bool prove_only = request.algorithm == "auto" && grid.cells() <= kProvenCells;
+  const int prover_threads = prove_only ? threads : fits_prover && threads >= 2 ? 1 : 0;
+  const int improver_threads = prove_only ? 0 : threads - prover_threads;
+  const uint64_t max_bytes = limits.max_memory_bytes > 0 ? limits.max_memory_bytes : kDefaultBeamBytes;
+
+  // The solve ends with the widest beam, or when the last part ends (a
+  // prover that a memory limit stopped leaves the beams to run on).
+  std::atomic<int> running{0};
+  std::vector<std::thread> parts;
+  auto launch = [&](auto part) {
+    ++running;
+    parts.emplace_back([&running, &race, part] {
+      part();
+      if (--running == 0) race.Stop("searches finished");
+    });
+  };
+  // The first answer comes before anything else starts: it takes
+  // milliseconds even on 16x16, and every later part is bounded by it.
+  if (!race.best()) {
+    if (std::optional<std::vector<Dir>> first = SolveByLines(grid, start, target, [&] {
+          return (options.cancel != nullptr && options.cancel->cancelled()) || absl::Now() >= deadline;
+        })) {
+      race.Offer(*std::move(first));
+    }
+  }
+  if (race.best()) {
+    if (prover_threads > 0) launch([&] { Prove(request, prover_threads, race, counts); });
+    if (improver_threads > 0) {
+      launch([&] {
+        Improve(grid, heuristic, start, improver_threads, options.seed.value_or(0), max_bytes, race, counts);
+        race.Stop("widest beam searched");
+      });
+    }
+  }
+
+  absl::Time next_progress = begin + options.progress_interval;
+  auto report = [&] {
+    Progress p;
+    p.expanded = counts.expanded();
+    p.generated = counts.generated();
+    p.open_size = static_cast<uint64_t>(counts.width.load());
+    p.elapsed = absl::Now() - begin;
+    p.nodes_per_second = static_cast<double>(p.generated) / std::max(1e-9, absl::ToDoubleSeconds(p.elapsed));
+    p.best_length = race.best_length();
+    p.lower_bound = race.lower_bound();
+    options.on_progress(p);
+  };
+  while (!race.stopped()) {
+    if (options.cancel != nullptr && options.cancel->cancelled()) race.Stop("cancelled");
+    if (absl::Now() >= deadline) race.Stop("time limit");
+    if (limits.max_expanded > 0 && counts.expanded() >= limits.max_expanded) race.Stop("node limit");
+    if (parts.empty()) race.Stop("searches finished");
+    if (options.on_progress && absl::Now() >= next_progress) {
+      report();
+      next_progress = absl::Now() + options.progress_interval;
+    }
+    race.Wait(kPollInterval);
+  }
+  for (std::thread& t : parts) t.join();
+
+  SolveResult result;
+  result.algorithm = request.algorithm;
+  result.heuristic = "linear-conflict";
+  std::optional<std::vector<Dir>> best = race.best();
+  result.stopped_by = race.stopped_by();
+  result.status = StatusOf(result.stopped_by, best.has_value());
+  if (best) result.moves = *std::move(best);
+  result.lower_bound = race.lower_bound();
+  result.optimal = best && static_cast<int>(result.moves.size()) == result.lower_bound;
+  result.stats.expanded = counts.expanded();
+  result.stats.generated = counts.generated();
+  result.stats.iterations = counts.prover_iterations;
+  result.stats.start_h = start_h;
+  result.stats.elapsed = absl::Now() - begin;
+  result.stats.nodes_per_second =
+      static_cast<double>(result.stats.generated) / std::max(1e-9, absl::ToDoubleSeconds(result.stats.elapsed));
+  if (prove_only) {
+    result.chosen = absl::StrCat("idastar with linear-conflict on all ", threads,
+                                 " threads: a board of at most ", kProvenCells, " cells is proven quickly");
+  } else {
+    result.chosen = absl::StrCat("anytime: a first answer by lines, then beams up to width ", counts.width.load(),
+                                 " over Manhattan distance and linear conflicts; the bound from ",
+                                 prover_threads > 0 ? absl::StrCat("idastar with linear-conflict (",
+                                                                   counts.prover_iterations.load(), " thresholds)")
+                                 : fits_prover      ? "the start's heuristic (one thread: no prover)"
+                                                    : "the start's heuristic (above 8x8: no prover)");
+  }
+  return result;
+}
+
+}  // namespace npuzzle

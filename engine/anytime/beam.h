@@ -1,0 +1,45 @@
+// Beam search toward a target: depth by depth, the `width` distinct states
+// with the least heuristic value among the children of the last depth's,
+// never one seen at an earlier depth, until the target is reached. Every
+// state of a depth has the same cost so far, so ranking by the heuristic is
+// ranking by f; with the width as its only knob, a wider beam is slower and
+// (mostly) finds shorter answers, which is what an anytime solver wants.
+// Children whose cost so far plus heuristic reaches `bound` are dropped:
+// they cannot beat the answer already in hand.
+//
+// Only the chosen children are copied: a candidate is its parent, move,
+// value and hash (Zobrist, updated per move) until it is chosen. The
+// threads split each depth's parents between them.
+#ifndef NPUZZLE_ENGINE_ANYTIME_BEAM_H_
+#define NPUZZLE_ENGINE_ANYTIME_BEAM_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "engine/anytime/grid.h"
+#include "engine/moves.h"
+
+namespace npuzzle {
+
+struct BeamOptions {
+  int width = 100;
+  int threads = 1;
+  int bound = 0;  // > 0: only answers shorter than this
+  uint64_t seed = 0;  // breaks ties between equal values
+  // Asked once a depth: true stops the search (no answer).
+  std::function<bool()> stop;
+  // Count the states expanded (parents) and generated (children), for the
+  // caller's limits.
+  std::atomic<uint64_t>* expanded = nullptr;
+  std::atomic<uint64_t>* generated = nullptr;
+};
+
+std::optional<std::vector<Dir>> BeamSearch(const Grid& grid, const GridHeuristic& heuristic, const GridState& start,
+                                           const BeamOptions& options);
+
+}  // namespace npuzzle
+
+#endif  // NPUZZLE_ENGINE_ANYTIME_BEAM_H_

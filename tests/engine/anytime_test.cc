@@ -1,0 +1,274 @@
+// The auto and anytime algorithms against independent truth: BFS distances
+// on small boards and Korf's optimal lengths on 4x4 and 5x5 bound them from
+// both sides (no answer shorter than the optimum, no lower bound above it);
+// every answer replays (Solve plays it back, and so do these tests); and
+// every limit stops them, an answer in hand or not.
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include "absl/time/clock.h"
+#include "engine/anytime/grid.h"
+#include "engine/board_parser.h"
+#include "engine/goals.h"
+#include "engine/instances.h"
+#include "engine/puzzle.h"
+#include "engine/solver.h"
+#include "gtest/gtest.h"
+#include "tests/util/exhaustive.h"
+#include "tests/util/korf_instances.h"
+#include "tests/util/process_util.h"
+#include "tests/util/solve_util.h"
+
+namespace npuzzle {
+namespace {
+
+SolveRequest Anytime(const Board& start, const Board& goal, absl::Duration time, int threads = 2) {
+  SolveRequest r;
+  r.start = start;
+  r.goal = goal;
+  r.algorithm = "anytime";
+  r.options.limits.max_time = time;
+  r.options.threads = threads;
+  return r;
+}
+
+int StartBound(const Board& start, const Board& goal) {
+  const Grid grid(start.rows(), start.cols());
+  const GridHeuristic h(grid, grid.StateOf(goal));
+  std::array<uint8_t, 2 * kMaxGridSide> lines;
+  return h.Evaluate(grid.StateOf(start), lines.data()).total();
+}
+
+void ExpectReachesGoal(const Board& start, const Board& goal, const SolveResult& result) {
+  absl::StatusOr<Board> end = ApplyMoves(start, result.moves);
+  ASSERT_TRUE(end.ok()) << end.status();
+  EXPECT_EQ(end->tiles(), goal.tiles());
+}
+
+// A random goal (any arrangement) and a start that reaches it.
+std::pair<Board, Board> RandomProblem(int rows, int cols, std::mt19937_64& rng) {
+  const Board goal = testing::RandomArrangement(rows, cols, rng);
+  return {RandomSolvableBoard(goal, rng), goal};
+}
+
+TEST(Anytime, BoundsTheBfsDistanceFromBothSidesOnEverySmallShape) {
+  std::mt19937_64 rng(11);
+  for (auto [rows, cols] : {std::pair{2, 2}, {2, 3}, {3, 2}, {2, 4}, {4, 2}, {2, 5}, {3, 3}}) {
+    const Board goal = testing::RandomArrangement(rows, cols, rng);
+    const testing::ExhaustiveDistances truth(goal);
+    for (int trial = 0; trial < 6; ++trial) {
+      const Board start = RandomSolvableBoard(goal, rng);
+      for (const char* algorithm : {"anytime", "auto"}) {
+        SolveRequest r = Anytime(start, goal, absl::Seconds(20), 1 + trial % 2);
+        r.algorithm = algorithm;
+        absl::StatusOr<SolveResult> result = Solve(r);
+        ASSERT_TRUE(result.ok()) << result.status();
+        SCOPED_TRACE(absl::StrCat(algorithm, " ", start.ToString(), " -> ", goal.ToString()));
+        const int distance = truth.Distance(start);
+        ASSERT_EQ(result->status, SearchStatus::kSolved);
+        ExpectReachesGoal(start, goal, *result);
+        EXPECT_GE(static_cast<int>(result->moves.size()), distance);
+        EXPECT_LE(result->lower_bound, distance);
+        EXPECT_GE(result->lower_bound, StartBound(start, goal));
+        if (result->optimal) EXPECT_EQ(static_cast<int>(result->moves.size()), distance);
+        // Small boards are proven: by auto always, and by anytime when it
+        // has a second thread for the prover, or when a beam meets the bound.
+        if (std::string(algorithm) == "auto") EXPECT_TRUE(result->optimal) << result->stopped_by;
+      }
+    }
+  }
+}
+
+TEST(Auto, IsOptimalOnKorfsFifteenPuzzles) {
+  // The first ten of Korf's hundred: the optimal lengths are published.
+  const std::vector<KorfInstance> instances = LoadKorfInstances("korf100.txt", 4);
+  const Board goal = *GoalPreset("blank-first", 4, 4);
+  for (int i = 0; i < 10; ++i) {
+    SolveRequest r;
+    r.start = instances[i].start;
+    r.goal = goal;
+    r.options.threads = 2;
+    absl::StatusOr<SolveResult> result = Solve(r);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->algorithm, "auto");
+    EXPECT_TRUE(result->optimal) << "instance " << instances[i].id;
+    EXPECT_EQ(static_cast<int>(result->moves.size()), instances[i].optimal_length) << "instance " << instances[i].id;
+    EXPECT_EQ(result->lower_bound, instances[i].optimal_length);
+    EXPECT_EQ(result->stopped_by, "proved optimal");
+  }
+}
+
+TEST(Anytime, NeverBoundsAboveTheOptimumOnKorfAndTaylorsFivePuzzles) {
+  const std::vector<KorfInstance> instances = LoadKorfInstances("korf-taylor-24.txt", 5);
+  const Board goal = *GoalPreset("blank-first", 5, 5);
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<SolveResult> result = Solve(Anytime(instances[i].start, goal, absl::Seconds(2)));
+    ASSERT_TRUE(result.ok()) << result.status();
+    ASSERT_EQ(result->status, SearchStatus::kSolved);
+    ExpectReachesGoal(instances[i].start, goal, *result);
+    EXPECT_GE(static_cast<int>(result->moves.size()), instances[i].optimal_length);
+    EXPECT_LE(result->lower_bound, instances[i].optimal_length);
+    // The prover's exhausted thresholds raise the bound above the start's heuristic.
+    EXPECT_GT(result->lower_bound, StartBound(instances[i].start, goal));
+    EXPECT_EQ(result->stopped_by, "time limit");
+  }
+}
+
+TEST(Anytime, AnswersEveryShapeUpTo16x16WithinASecond) {
+  std::mt19937_64 rng(3);
+  for (auto [rows, cols] : {std::pair{16, 16}, {16, 2}, {2, 16}, {9, 13}, {12, 5}, {10, 10}, {8, 8}, {7, 7}}) {
+    const auto [start, goal] = RandomProblem(rows, cols, rng);
+    SolveRequest r = Anytime(start, goal, testing::Scaled(absl::Seconds(1)));
+    std::atomic<int> first_length = 0;
+    absl::Time first_at;
+    const absl::Time begin = absl::Now();
+    r.on_improvement = [&](const BestSoFar& best) {
+      if (!best.moves.empty() && first_length == 0) {
+        first_at = absl::Now();
+        first_length = static_cast<int>(best.moves.size());
+      }
+    };
+    absl::StatusOr<SolveResult> result = Solve(r);
+    ASSERT_TRUE(result.ok()) << result.status();
+    SCOPED_TRACE(start.Dimensions());
+    ASSERT_EQ(result->status, SearchStatus::kSolved) << result->stopped_by;
+    ExpectReachesGoal(start, goal, *result);
+    ASSERT_GT(first_length, 0);
+    EXPECT_LT(first_at - begin, testing::Scaled(absl::Seconds(1)));
+    EXPECT_LE(static_cast<int>(result->moves.size()), first_length);
+    EXPECT_GE(result->lower_bound, StartBound(start, goal));
+    EXPECT_LE(result->lower_bound, static_cast<int>(result->moves.size()));
+  }
+}
+
+TEST(Anytime, ReportsShorterAnswersAndHigherBoundsInOrder) {
+  std::mt19937_64 rng(5);
+  const Board goal = *GoalPreset("standard", 6, 6);
+  const Board start = RandomSolvableBoard(goal, rng);
+  SolveRequest r = Anytime(start, goal, absl::Seconds(2));
+  std::vector<BestSoFar> seen;
+  r.on_improvement = [&](const BestSoFar& best) { seen.push_back(best); };
+  absl::StatusOr<SolveResult> result = Solve(r);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_GE(seen.size(), 2u);
+  for (size_t i = 1; i < seen.size(); ++i) {
+    EXPECT_LE(seen[i].moves.size(), seen[i - 1].moves.size());
+    EXPECT_GE(seen[i].lower_bound, seen[i - 1].lower_bound);
+    EXPECT_TRUE(seen[i].moves.size() < seen[i - 1].moves.size() || seen[i].lower_bound > seen[i - 1].lower_bound);
+  }
+  EXPECT_EQ(result->moves.size(), seen.back().moves.size());
+  EXPECT_EQ(result->lower_bound, seen.back().lower_bound);
+  EXPECT_LT(seen.back().moves.size(), seen.front().moves.size()) << "the beams never improved on the first answer";
+}
+
+TEST(Anytime, StopsWithinMaxGapOfTheBound) {
+  std::mt19937_64 rng(8);
+  const Board goal = *GoalPreset("standard", 6, 6);
+  const Board start = RandomSolvableBoard(goal, rng);
+  SolveRequest r = Anytime(start, goal, absl::Seconds(60));
+  r.max_gap = 1.8;
+  absl::StatusOr<SolveResult> result = Solve(r);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->stopped_by, "within max_gap");
+  EXPECT_LE(static_cast<double>(result->moves.size()), 1.8 * result->lower_bound);
+}
+
+TEST(Anytime, TimeNodeAndMemoryLimitsBindWhileImproving) {
+  std::mt19937_64 rng(9);
+  const Board goal = *GoalPreset("standard", 7, 7);
+  const Board start = RandomSolvableBoard(goal, rng);
+  {
+    const absl::Time begin = absl::Now();
+    absl::StatusOr<SolveResult> result = Solve(Anytime(start, goal, absl::Milliseconds(300)));
+    ASSERT_TRUE(result.ok());
+    EXPECT_EQ(result->stopped_by, "time limit");
+    EXPECT_EQ(result->status, SearchStatus::kSolved);
+    EXPECT_LT(absl::Now() - begin, absl::Milliseconds(300) + testing::Scaled(absl::Milliseconds(200)));
+  }
+  {
+    SolveRequest r = Anytime(start, goal, absl::Seconds(60));
+    r.options.limits.max_expanded = 200000;
+    absl::StatusOr<SolveResult> result = Solve(r);
+    ASSERT_TRUE(result.ok());
+    EXPECT_EQ(result->stopped_by, "node limit");
+    EXPECT_EQ(result->status, SearchStatus::kSolved);
+    EXPECT_GE(result->stats.expanded, 200000u);
+    // Checked every few milliseconds: a few milliseconds' nodes over, at most.
+    EXPECT_LT(result->stats.expanded, 200000u + 20000000u);
+  }
+  {
+    SolveRequest r = Anytime(start, goal, absl::Seconds(60));
+    r.options.limits.max_memory_bytes = 64 << 20;
+    absl::StatusOr<SolveResult> result = Solve(r);
+    ASSERT_TRUE(result.ok());
+    EXPECT_EQ(result->stopped_by, "widest beam searched");
+    EXPECT_EQ(result->status, SearchStatus::kSolved);
+  }
+}
+
+TEST(Anytime, CancelStopsItWithin200MsAndKeepsTheAnswer) {
+  std::mt19937_64 rng(10);
+  const Board goal = *GoalPreset("standard", 8, 8);
+  const Board start = RandomSolvableBoard(goal, rng);
+  CancelToken cancel;
+  SolveRequest r = Anytime(start, goal, absl::Seconds(60));
+  r.options.cancel = &cancel;
+  absl::Time cancelled_at;
+  std::thread canceller([&] {
+    absl::SleepFor(absl::Milliseconds(500));
+    cancelled_at = absl::Now();
+    cancel.Cancel();
+  });
+  absl::StatusOr<SolveResult> result = Solve(r);
+  const absl::Time returned = absl::Now();
+  canceller.join();
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->status, SearchStatus::kCancelled);
+  EXPECT_EQ(result->stopped_by, "cancelled");
+  EXPECT_LT(returned - cancelled_at, testing::Scaled(absl::Milliseconds(200)));
+  ExpectReachesGoal(start, goal, *result);
+}
+
+TEST(Anytime, ResumesFromAnEarlierAnswerAndIgnoresOneThatDoesNotReplay) {
+  std::mt19937_64 rng(12);
+  const Board goal = *GoalPreset("standard", 6, 6);
+  const Board start = RandomSolvableBoard(goal, rng);
+  absl::StatusOr<SolveResult> earlier = Solve(Anytime(start, goal, absl::Seconds(1)));
+  ASSERT_TRUE(earlier.ok());
+  SolveRequest r = Anytime(start, goal, absl::Milliseconds(1));  // no time to do better than it
+  r.resume = {earlier->moves, earlier->lower_bound};
+  absl::StatusOr<SolveResult> resumed = Solve(r);
+  ASSERT_TRUE(resumed.ok());
+  EXPECT_LE(resumed->moves.size(), earlier->moves.size());
+  EXPECT_GE(resumed->lower_bound, earlier->lower_bound);
+
+  r.resume = {{Dir::kUp, Dir::kUp, Dir::kUp, Dir::kUp, Dir::kUp, Dir::kUp, Dir::kUp}, 0};
+  r.options.limits.max_time = absl::Seconds(1);
+  absl::StatusOr<SolveResult> fresh = Solve(r);
+  ASSERT_TRUE(fresh.ok());
+  ExpectReachesGoal(start, goal, *fresh);
+}
+
+TEST(Anytime, OnlyAutoAndAnytimeTakeBoardsAbove8x8OrAMaxGap) {
+  const Board goal = *GoalPreset("standard", 9, 9);
+  SolveRequest r;
+  r.start = goal;
+  r.goal = goal;
+  r.algorithm = "idastar";
+  absl::Status s = ValidateSolveRequest(r);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("idastar takes boards up to 8x8, not 9x9"), std::string::npos) << s;
+  r.algorithm = "auto";
+  EXPECT_TRUE(ValidateSolveRequest(r).ok());
+  r.max_gap = 0.5;
+  EXPECT_NE(ValidateSolveRequest(r).message().find("max gap 0.5 is out of range"), std::string::npos);
+  r.max_gap = 1.05;
+  EXPECT_TRUE(ValidateSolveRequest(r).ok());
+  r.algorithm = "bfs";
+  r.start = r.goal = *GoalPreset("standard", 3, 3);
+  EXPECT_NE(ValidateSolveRequest(r).message().find("max gap applies only to auto and anytime"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace npuzzle
