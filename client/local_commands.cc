@@ -94,6 +94,11 @@ int Generate(const Invocation& in) {
 int BuildTables(const Invocation& in) {
   const int rows = in.rows != 0 ? in.rows : 4;
   const int cols = in.cols != 0 ? in.cols : rows;
+  if (rows > kMaxSide || cols > kMaxSide) {
+    std::cerr << "npuzzle pdb: pattern tables are for boards up to " << kMaxSide << "x" << kMaxSide << ", not " << rows
+              << "x" << cols << "\n";
+    return kExitUsage;
+  }
   absl::StatusOr<Board> goal = GoalOf(in, rows, cols);
   absl::StatusOr<SolveRequest> request = RequestOf(in, RequestFor::kLocal);
   if (!goal.ok() || !request.ok()) {

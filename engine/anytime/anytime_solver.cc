@@ -167,8 +167,8 @@ void Prove(const SolveRequest& request, int threads, Race& race, Counts& counts)
     race.RaiseBound(c.next_bound);
   };
   const Puzzle puzzle(request.goal);
-  absl::StatusOr<SearchOutcome> outcome = RunSearch({"idastar", "linear-conflict", 1.0, options, {}}, puzzle,
-                                                    Puzzle::ToTiles(request.start));
+  absl::StatusOr<SearchOutcome> outcome =
+      RunSearch({"idastar", "linear-conflict", 1.0, options, {}}, puzzle, Puzzle::ToTiles(request.start));
   if (!outcome.ok()) return;  // cannot happen: the names are known and need no tables
   counts.prover_expanded = outcome->stats.expanded;
   counts.prover_generated = outcome->stats.generated;
@@ -285,8 +285,8 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
   result.stats.nodes_per_second =
       static_cast<double>(result.stats.generated) / std::max(1e-9, absl::ToDoubleSeconds(result.stats.elapsed));
   if (prove_only) {
-    result.chosen = absl::StrCat("idastar with linear-conflict on all ", threads,
-                                 " threads: a board of at most ", kProvenCells, " cells is proven quickly");
+    result.chosen = absl::StrCat("idastar with linear-conflict on all ", threads, " threads: a board of at most ",
+                                 kProvenCells, " cells is proven quickly");
   } else {
     result.chosen = absl::StrCat("anytime: a first answer by lines, then beams up to width ", counts.width.load(),
                                  " over Manhattan distance and linear conflicts; the bound from ",

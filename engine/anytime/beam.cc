@@ -109,9 +109,7 @@ std::optional<std::vector<Dir>> BeamSearch(const Grid& grid, const GridHeuristic
     if (options.expanded != nullptr) options.expanded->fetch_add(layer.size(), std::memory_order_relaxed);
     if (options.generated != nullptr) options.generated->fetch_add(all.size(), std::memory_order_relaxed);
     if (all.empty()) return std::nullopt;  // the beam died out
-    auto better = [](const Candidate& a, const Candidate& b) {
-      return a.h != b.h ? a.h < b.h : a.tie < b.tie;
-    };
+    auto better = [](const Candidate& a, const Candidate& b) { return a.h != b.h ? a.h < b.h : a.tie < b.tie; };
     // The best `width` distinct ones; a few more than that are sorted, as
     // duplicates take some of the places.
     const size_t keep = std::min(all.size(), width + width / 4 + 8);

@@ -27,7 +27,7 @@ namespace npuzzle {
 struct BeamOptions {
   int width = 100;
   int threads = 1;
-  int bound = 0;  // > 0: only answers shorter than this
+  int bound = 0;      // > 0: only answers shorter than this
   uint64_t seed = 0;  // breaks ties between equal values
   // Asked once a depth: true stops the search (no answer).
   std::function<bool()> stop;

@@ -51,9 +51,7 @@ class Grid {
   int Col(int cell) const { return cell % cols_; }
   // Where the blank goes from `cell` moving `d`, or -1 off the board.
   int Neighbor(int cell, Dir d) const { return neighbor_[cell][static_cast<int>(d)]; }
-  int Distance(int a, int b) const {
-    return std::abs(Row(a) - Row(b)) + std::abs(Col(a) - Col(b));
-  }
+  int Distance(int a, int b) const { return std::abs(Row(a) - Row(b)) + std::abs(Col(a) - Col(b)); }
 
   GridState StateOf(const Board& board) const;
   Board BoardOf(const GridState& s) const;

@@ -104,7 +104,8 @@ class LinePlacer {
       for (int i = 0; i < k; ++i) done = done && at[i] == target_.pos[tiles[i]];
       if (done) {
         std::vector<Dir> moves;
-        for (uint32_t node = key; node != start; node = seen[node].parent) moves.push_back(static_cast<Dir>(seen[node].dir));
+        for (uint32_t node = key; node != start; node = seen[node].parent)
+          moves.push_back(static_cast<Dir>(seen[node].dir));
         std::reverse(moves.begin(), moves.end());
         grid_.Play(s, moves);
         path->insert(path->end(), moves.begin(), moves.end());

@@ -1,5 +1,6 @@
 #include "service/jobs/job_manager.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -320,10 +321,21 @@ void JobManager::Received(WorkerLink* link, const v1::WorkerMessage& m) {
 void JobManager::Progress(const Worker& w, const v1::JobProgress& p) {
   if (p.unit_id() != 0) return splits_.Progress(w, p);
   if (JobRecord* r = scheduler_.Assigned(w, p.job_id(), p.attempt())) {
-    *r->job.mutable_progress() = p.progress();
-    r->job.mutable_progress()->set_best_moves(r->job.checkpoint().best_moves());
-    r->node_rate = p.progress().nodes_per_second();
-    events_.Progress(r->job.id(), p.progress());
+    // An anytime job's best answer and bound are the stored ones where those
+    // are better: a worker's progress is a snapshot that can be older than
+    // the checkpoint it sent just before, and watchers must never see the
+    // answer lengthen or the bound fall.
+    v1::Progress progress = p.progress();
+    const v1::Checkpoint& best = r->job.checkpoint();
+    const int stored_length = static_cast<int>(best.best_moves().size());
+    if (stored_length > 0 && (progress.best_length() == 0 || stored_length < progress.best_length())) {
+      progress.set_best_length(stored_length);
+    }
+    progress.set_lower_bound(std::max(progress.lower_bound(), best.lower_bound()));
+    r->node_rate = progress.nodes_per_second();
+    events_.Progress(r->job.id(), progress);
+    progress.set_best_moves(best.best_moves());
+    *r->job.mutable_progress() = std::move(progress);
   }
 }
 

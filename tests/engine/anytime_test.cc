@@ -71,10 +71,14 @@ TEST(Anytime, BoundsTheBfsDistanceFromBothSidesOnEverySmallShape) {
         EXPECT_GE(static_cast<int>(result->moves.size()), distance);
         EXPECT_LE(result->lower_bound, distance);
         EXPECT_GE(result->lower_bound, StartBound(start, goal));
-        if (result->optimal) EXPECT_EQ(static_cast<int>(result->moves.size()), distance);
+        if (result->optimal) {
+          EXPECT_EQ(static_cast<int>(result->moves.size()), distance);
+        }
         // Small boards are proven: by auto always, and by anytime when it
         // has a second thread for the prover, or when a beam meets the bound.
-        if (std::string(algorithm) == "auto") EXPECT_TRUE(result->optimal) << result->stopped_by;
+        if (std::string(algorithm) == "auto") {
+          EXPECT_TRUE(result->optimal) << result->stopped_by;
+        }
       }
     }
   }

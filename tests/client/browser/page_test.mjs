@@ -129,6 +129,26 @@ async function check(page, url) {
     assert.equal(await page.$eval("#position", (p) => p.textContent), `move 1 of ${moves.length}`);
   }
 
+  // A 7x7 with the default algorithm (auto): an answer within seconds,
+  // shown and playable while the search goes on, with its lower bound.
+  await page.select("#rows", "7");
+  await page.select("#cols", "7");
+  await page.click("#random");
+  await page.select("#algorithm", "auto");
+  await page.$eval("#max-time", (e) => { e.value = "4000"; });
+  await page.click("#solve");
+  await page.waitForFunction(() => /^\d+ moves/.test(document.getElementById("stat-best").textContent) &&
+                                   document.getElementById("moves").textContent !== "", { timeout: 5000 });
+  assert.match(await page.$eval("#moves", (m) => m.textContent), /^[UDLR]+$/);
+  assert.match(await page.$eval("#stat-lower", (e) => e.textContent), /^\d+$/);
+  assert.match(await page.$eval("#position", (p) => p.textContent), /^move 0 of \d+$/);
+  await page.screenshot({ path: join(args.out, "web-page-anytime.png"), fullPage: true });
+  const spill = await page.$eval("#board", (b) => b.scrollWidth - b.clientWidth);
+  assert.ok(spill <= 0, `the 7x7 board spills ${spill}px out of its panel`);
+  await page.waitForFunction(() => /^solved: \d+ moves, lower bound \d+$/.test(document.getElementById("status").textContent),
+                             { timeout: 30000 });
+  await page.$eval("#max-time", (e) => { e.value = ""; });
+
   // A long job shows live progress and its chart, and stops on Cancel.
   await page.select("#rows", "4");
   await page.select("#cols", "4");
@@ -149,7 +169,8 @@ async function check(page, url) {
   await page.waitForFunction(() => document.querySelectorAll("#jobs tr").length > 0);
   const rows = await page.$$eval("#jobs tr", (trs) => trs.map((r) => r.textContent));
   assert.match(rows[0], /4x4cancelled/);
-  assert.match(rows[1], /3x3done\d+$/);
+  assert.match(rows[1], /7x7done\d+$/);
+  assert.match(rows[2], /3x3done\d+$/);
 
   // Narrow screens: nothing runs off the side.
   await page.setViewport({ width: 360, height: 740 });
