@@ -69,8 +69,8 @@ double Median(std::vector<double> v) {
 }
 
 void Shapes(const std::vector<double>& limits) {
-  std::printf("%-6s %6s %14s %14s %14s %12s\n", "shape", "limit", "first (median)", "first (max)",
-              "length/MD+LC", "bound/MD+LC");
+  std::printf("%-6s %6s %14s %14s %14s %12s\n", "shape", "limit", "first (median)", "first (max)", "length/MD+LC",
+              "bound/MD+LC");
   for (absl::string_view shape : absl::StrSplit(absl::GetFlag(FLAGS_shapes), ',')) {
     std::vector<std::string> rc = absl::StrSplit(shape, 'x');
     int rows = 0, cols = 0;
@@ -90,8 +90,8 @@ void Shapes(const std::vector<double>& limits) {
         length_ratio += static_cast<double>(run.length) / std::max(1, run.start_bound) / boards;
         bound_ratio += static_cast<double>(run.lower_bound) / std::max(1, run.start_bound) / boards;
       }
-      std::printf("%-6s %5gs %11.1f ms %11.1f ms %14.3f %12.3f\n", std::string(shape).c_str(), seconds,
-                  Median(first), *std::max_element(first.begin(), first.end()), length_ratio, bound_ratio);
+      std::printf("%-6s %5gs %11.1f ms %11.1f ms %14.3f %12.3f\n", std::string(shape).c_str(), seconds, Median(first),
+                  *std::max_element(first.begin(), first.end()), length_ratio, bound_ratio);
       std::fflush(stdout);
     }
   }
@@ -104,8 +104,8 @@ void Korf(const std::vector<double>& limits, int count) {
   for (double seconds : limits) {
     for (int i = 0; i < std::min<int>(count, instances.size()); ++i) {
       const Run run = SolveOnce(instances[i].start, goal, seconds);
-      std::printf("%-9d %5gs %8d %8d %10.3f %12d\n", instances[i].id, seconds, instances[i].optimal_length,
-                  run.length, static_cast<double>(run.length) / instances[i].optimal_length, run.lower_bound);
+      std::printf("%-9d %5gs %8d %8d %10.3f %12d\n", instances[i].id, seconds, instances[i].optimal_length, run.length,
+                  static_cast<double>(run.length) / instances[i].optimal_length, run.lower_bound);
       std::fflush(stdout);
     }
   }

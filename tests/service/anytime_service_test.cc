@@ -96,11 +96,8 @@ TEST(AnytimeService, GetJobShowsTheCurrentAnswerWhileItRuns) {
   ExpectReachesGoal(*job, job->progress().best_moves());
   EXPECT_EQ(job->checkpoint().best_moves(), job->progress().best_moves());
   // Cancelled, it stops at once (and the answer in hand is not lost).
-  grpc::ClientContext context;
-  v1::CancelJobRequest cancel;
-  cancel.set_job_id(id);
   v1::Job cancelled;
-  ASSERT_TRUE(c.stub().CancelJob(&context, cancel, &cancelled).ok());
+  ASSERT_TRUE(testing::Cancel(c.stub(), id, &cancelled).ok());
   EXPECT_EQ(cancelled.state(), v1::JOB_STATE_CANCELLED);
 }
 

@@ -37,6 +37,7 @@ namespace {
 
 using testing::AwaitState;
 using testing::AwaitStoredState;
+using testing::Cancel;
 using testing::Coordinator;
 using testing::GetJob;
 using ::testing::HasSubstr;
@@ -141,20 +142,10 @@ TEST(Service, IdempotencyValidationAndUnsolvableJobs) {
 
   EXPECT_EQ(GetJob(c.stub(), "job-unknown").status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(WatchToEnd(c.stub(), "job-unknown", absl::Seconds(5)).status.error_code(), grpc::StatusCode::NOT_FOUND);
-  grpc::ClientContext context;
-  v1::CancelJobRequest cancel;
-  cancel.set_job_id(unsolvable.id());
   v1::Job reply;
-  EXPECT_EQ(c.stub().CancelJob(&context, cancel, &reply).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(Cancel(c.stub(), unsolvable.id(), &reply).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   // The server keeps serving.
   EXPECT_EQ(AwaitState(c.stub(), first.id(), v1::JOB_STATE_DONE, absl::Seconds(10))->result().length(), 14);
-}
-
-grpc::Status Cancel(v1::SolverService::Stub& stub, const std::string& id, v1::Job* job) {
-  grpc::ClientContext context;
-  v1::CancelJobRequest request;
-  request.set_job_id(id);
-  return stub.CancelJob(&context, request, job);
 }
 
 TEST(Service, CancelQueuedAndRunningJobs) {
@@ -540,11 +531,8 @@ TEST(Service, CancellingASplitJobFreesEveryWorkerAtOnce) {
   spec.set_max_workers(2);
   const std::string id = Submit(c.stub(), spec)->id();
   ASSERT_TRUE(AwaitMidThreshold(c.stub(), id, 56).ok());
-  grpc::ClientContext context;
-  v1::CancelJobRequest cancel;
-  cancel.set_job_id(id);
   v1::Job cancelled;
-  ASSERT_TRUE(c.stub().CancelJob(&context, cancel, &cancelled).ok());
+  ASSERT_TRUE(Cancel(c.stub(), id, &cancelled).ok());
   EXPECT_EQ(cancelled.state(), v1::JOB_STATE_CANCELLED);
   const absl::Time after = absl::Now();
   std::vector<std::string> quick;

@@ -194,6 +194,13 @@ absl::StatusOr<v1::Job> GetJob(v1::SolverService::Stub& stub, const std::string&
   return job;
 }
 
+grpc::Status Cancel(v1::SolverService::Stub& stub, const std::string& id, v1::Job* job) {
+  grpc::ClientContext context;
+  v1::CancelJobRequest request;
+  request.set_job_id(id);
+  return stub.CancelJob(&context, request, job);
+}
+
 absl::StatusOr<v1::Job> AwaitState(v1::SolverService::Stub& stub, const std::string& id, v1::JobState state,
                                    absl::Duration timeout) {
   const absl::Time deadline = absl::Now() + Scaled(timeout);

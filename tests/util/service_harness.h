@@ -93,6 +93,8 @@ std::unique_ptr<v1::SolverService::Stub> Dial(const std::string& address, const 
 // Client helpers over the real API.
 absl::StatusOr<v1::Job> Submit(v1::SolverService::Stub& stub, const v1::JobSpec& spec);
 absl::StatusOr<v1::Job> GetJob(v1::SolverService::Stub& stub, const std::string& id);
+// CancelJob's status, with the job it answers in `job`.
+grpc::Status Cancel(v1::SolverService::Stub& stub, const std::string& id, v1::Job* job);
 // Waits until the job is in `state` (or the timeout passes).
 absl::StatusOr<v1::Job> AwaitState(v1::SolverService::Stub& stub, const std::string& id, v1::JobState state,
                                    absl::Duration timeout);
