@@ -7,6 +7,7 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "common/log.h"
 #include "engine/pdb/pdb_store.h"
@@ -48,7 +49,10 @@ void Name(Message* m, const Job& job) {
 
 }  // namespace
 
-WorkerAgent::WorkerAgent(AgentOptions options) : options_(std::move(options)) { RegisterMetrics(); }
+WorkerAgent::WorkerAgent(AgentOptions options)
+    : options_(std::move(options)), instance_(absl::StrFormat("%016x", absl::Uniform<uint64_t>(absl::BitGen()))) {
+  RegisterMetrics();
+}
 
 void WorkerAgent::RegisterMetrics() {
   Metrics& m = metrics_;
@@ -91,6 +95,7 @@ v1::WorkerMessage WorkerAgent::Hello() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   hello->set_host(host);
+  hello->set_instance(instance_);
   absl::MutexLock lock(&mu_);
   for (const auto& [key, job] : jobs_) Name(hello->add_running(), *job);
   for (const v1::JobFinished& f : recent_) *hello->add_finished() = f;

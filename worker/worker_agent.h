@@ -93,6 +93,8 @@ class WorkerAgent {
   std::vector<Sample> Sum(const std::function<double(const Job&)>& value);
 
   const AgentOptions options_;
+  // WorkerHello.instance: this process among any that share its worker id.
+  const std::string instance_;
   Metrics metrics_;
   prometheus::Counter* expanded_;
   prometheus::Counter* finished_;

@@ -270,16 +270,27 @@ absl::StatusOr<JobStore::Page> JobManager::List(const std::string& tenant, const
 
 // --- workers ---
 
-void JobManager::Connected(std::shared_ptr<WorkerLink> link, const v1::WorkerHello& hello) {
+absl::Status JobManager::Connected(std::shared_ptr<WorkerLink> link, const v1::WorkerHello& hello) {
   Locked lock(this);
-  // A worker that reconnects before its old link was noticed gone.
+  const absl::Time now = absl::Now();
   if (Worker* old = workers_.FindById(hello.worker_id())) {
+    // Two live processes under one id would take each other's leases in
+    // turn, and their jobs would fail as lost: the second is refused until
+    // the first has gone quiet for a lease. The same process reconnecting
+    // before its old link was noticed gone replaces it.
+    if (old->instance != hello.instance() && now - old->last_seen < options_.lease_timeout) {
+      return absl::AlreadyExistsError(absl::StrCat("worker id '", hello.worker_id(), "' is in use by a worker on ",
+                                                   old->host, "; give each worker its own --worker-id"));
+    }
     Later([stale = old->link] { stale->Close("replaced by a new connection from the same worker"); });
     scheduler_.Lost(old->link.get());
   }
-  Worker& w = workers_.Add(link, hello.worker_id(), hello.capacity(), absl::Now());
+  Worker& w = workers_.Add(link, hello.worker_id(), hello.capacity(), now);
+  w.instance = hello.instance();
+  w.host = hello.host();
   scheduler_.Reconnected(w, hello);
   Dispatch();
+  return absl::OkStatus();
 }
 
 void JobManager::Received(WorkerLink* link, const v1::WorkerMessage& m) {

@@ -96,7 +96,9 @@ class JobManager {
   absl::StatusOr<JobStore::Page> List(const std::string& tenant, const std::vector<v1::JobState>& states,
                                       const std::map<std::string, std::string>& labels, int page_size, int64_t before);
 
-  void Connected(std::shared_ptr<WorkerLink> link, const v1::WorkerHello& hello);
+  // AlreadyExists (naming both hosts) when another live worker process holds
+  // the hello's id; the link is then not added.
+  absl::Status Connected(std::shared_ptr<WorkerLink> link, const v1::WorkerHello& hello);
   void Received(WorkerLink* link, const v1::WorkerMessage& message);
   void Disconnected(WorkerLink* link);
 

@@ -33,6 +33,8 @@ class WorkerLink {
 struct Worker {
   std::shared_ptr<WorkerLink> link;
   std::string id;
+  std::string instance;  // WorkerHello.instance
+  std::string host;
   int capacity = 1;
   std::set<LeaseKey> running;  // the jobs and units it holds leases on
   bool draining = false;

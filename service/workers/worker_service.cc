@@ -3,7 +3,9 @@
 #include <deque>
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/log.h"
 
 namespace npuzzle {
 namespace {
@@ -43,8 +45,12 @@ class Session : public grpc::ServerBidiReactor<v1::WorkerMessage, v1::Coordinato
         End(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the first message must be a hello with a worker id"));
         return;
       }
+      if (absl::Status s = manager_->Connected(link_, incoming_.hello()); !s.ok()) {
+        Log(absl::StrCat("refused worker from ", incoming_.hello().host(), ": ", s.message()));
+        End(grpc::Status(grpc::StatusCode::ALREADY_EXISTS, std::string(s.message())));
+        return;
+      }
       greeted_ = true;
-      manager_->Connected(link_, incoming_.hello());
     } else {
       manager_->Received(link_.get(), incoming_);
     }

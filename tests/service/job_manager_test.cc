@@ -175,7 +175,7 @@ class JobManagerTest : public ::testing::Test {
     auto link = std::make_shared<FakeLink>();
     hello.set_worker_id(id);
     hello.set_capacity(capacity);
-    manager_->Connected(link, hello);
+    EXPECT_TRUE(manager_->Connected(link, hello).ok());
     Settle();
     return link;
   }
@@ -517,6 +517,42 @@ TEST_F(JobManagerTest, SilentWorkersLoseTheirLease) {
   absl::SleepFor(absl::Milliseconds(800));
   EXPECT_THAT(link->closed(), HasSubstr("lease expired"));
   EXPECT_EQ(Get(id).state(), v1::JOB_STATE_QUEUED);
+}
+
+// A second worker process given a live worker's id is refused, naming the
+// host of the first, which keeps its job; the first process reconnecting
+// replaces its old link; and once the first has been silent for a lease
+// the id is free for another process.
+TEST_F(JobManagerTest, ASecondProcessUnderALiveWorkersIdIsRefused) {
+  ManagerOptions o = Defaults();
+  o.lease_timeout = absl::Milliseconds(500);
+  Restart(o);
+  const std::string id = manager_->Submit(Spec())->id();
+  v1::WorkerHello first;
+  first.set_instance("first");
+  first.set_host("host-a");
+  auto a = Connect("w1", 1, first);
+  ASSERT_EQ(Get(id).worker_id(), "w1");
+
+  v1::WorkerHello second;
+  second.set_worker_id("w1");
+  second.set_instance("second");
+  second.set_host("host-b");
+  const absl::Status refused = manager_->Connected(std::make_shared<FakeLink>(), second);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(refused.message(), HasSubstr("worker id 'w1' is in use by a worker on host-a"));
+  Settle();
+  EXPECT_EQ(a->closed(), "");
+  EXPECT_EQ(Get(id).state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(Get(id).attempt(), 1);
+
+  auto again = Connect("w1", 1, first);  // the same process, reconnecting
+  EXPECT_THAT(a->closed(), HasSubstr("replaced by a new connection"));
+
+  absl::SleepFor(absl::Milliseconds(600));  // silent for a lease
+  second.set_worker_id("w1");
+  EXPECT_TRUE(manager_->Connected(std::make_shared<FakeLink>(), second).ok());
+  Settle();
 }
 
 TEST_F(JobManagerTest, ReleasedJobsGoBackWithoutPenalty) {
@@ -986,14 +1022,14 @@ TEST_F(JobManagerTest, AnAttemptNumberIsNeverGivenTwice) {
     auto w1 = std::make_shared<FakeLink>();
     v1::WorkerHello hello;
     hello.set_worker_id("w1");
-    manager->Connected(w1, hello);
+    if (!manager->Connected(w1, hello).ok()) _exit(3);
     manager->Sync();
     manager->Disconnected(w1.get());  // attempt 1 lost; the job is queued again
     manager->Sync();
     StoreWriteLock held(dir_.path() + "/jobs.db");
     auto w2 = std::make_shared<FakeLink>();
     hello.set_worker_id("w2");
-    std::thread([&] { manager->Connected(w2, hello); }).detach();
+    std::thread([&] { (void)manager->Connected(w2, hello); }).detach();
     for (int i = 0; i < 2000 && w2->Assignments().empty(); ++i) absl::SleepFor(absl::Milliseconds(1));
     // Exits with the attempt w2 was sent, as its commit waits.
     _exit(w2->Assignments().size() == 1 ? w2->Assignments()[0].attempt() : 100);

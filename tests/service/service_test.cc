@@ -316,6 +316,30 @@ TEST(Service, KilledWorkersJobFinishesOnAnotherWorker) {
   testing::ExpectReplays(done);
 }
 
+// Two worker processes started with one id: the second is refused and says
+// why, on both sides, and the first keeps its job to the end.
+TEST(Service, ASecondWorkerWithATakenIdIsRefusedAndSaysWhy) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  auto first = StartWorker(c, dir, "twin");
+  const std::string id = Submit(c.stub(), SpecFor(kKorf4, "blank-first", "idastar"))->id();
+  ASSERT_TRUE(AwaitState(c.stub(), id, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+  auto second = StartWorker(c, dir, "twin");
+  const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(10));
+  while (second->Log().find("is in use by a worker on") == std::string::npos && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_THAT(second->Log(), HasSubstr("worker id 'twin' is in use by a worker on"));
+  EXPECT_THAT(c.process()->Log(), HasSubstr("refused worker from"));
+  const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(60));
+  ASSERT_EQ(w.finals(), 1);
+  EXPECT_EQ(w.final_job()->state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(w.final_job()->result().length(), kKorf4Length);
+  EXPECT_EQ(w.final_job()->attempt(), 1);
+  EXPECT_EQ(w.final_job()->lost_attempts(), 0);
+}
+
 // An IDA* job whose worker is killed after some thresholds finished goes on
 // from the last one stored on another worker, and still answers the
 // optimal length, once. Korf's first instance with Manhattan distance runs
