@@ -65,7 +65,8 @@ void JobManager::Unlock() {
 }
 
 void JobManager::Committed(std::vector<StoreWriter::Done>& done, const std::vector<absl::Status>& outcomes) {
-  metrics_.Committed(done.size());
+  // A failed commit fails every write in it: counted as none.
+  if (!outcomes.empty() && outcomes.front().ok()) metrics_.Committed(done.size());
   Locked lock(this);
   for (size_t i = 0; i < done.size(); ++i) {
     if (done[i]) done[i](outcomes[i]);

@@ -1,8 +1,12 @@
 #include "service/jobs/scheduler.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "common/log.h"
 #include "service/workers/worker_messages.h"
 
 namespace npuzzle {
@@ -17,6 +21,7 @@ v1::Result Cancelled() {
 }  // namespace
 
 void Scheduler::Dispatch(absl::Time now) {
+  if (now < paused_until_) return;
   JobQueue& queue = lifecycle_->queue();
   while (Worker* w = workers_->Freest()) {
     // Units of running split jobs before queued jobs of no higher
@@ -86,10 +91,18 @@ void Scheduler::AssignmentStored(const std::string& id, int attempt, bool adopte
   if (!stored.ok()) {
     // A job does not stay out without the store knowing: take it back.
     workers_->Release(*w, {id});
-    w->link->Send(CancelMessage({id}, attempt));
+    if (sent) {
+      w->link->Send(CancelMessage({id}, attempt));
+    } else {
+      // No one heard of this attempt, and the store never held it: its
+      // number is free for the next.
+      r->job.set_attempt(attempt - 1);
+    }
     lifecycle_->Requeue(*r, JobLifecycle::Requeued::kNotStored);
+    StorePaused(stored);
     return;
   }
+  StoreWritable();
   if (r->cancel_requested && !adopted && !sent) {
     // Cancelled before its worker heard of it.
     workers_->Release(*w, {id});
@@ -209,6 +222,21 @@ bool Scheduler::CountLoss(JobRecord& r) {
                   absl::StrFormat("the workers running this job were lost %d times (last: %s)", r.job.lost_attempts(),
                                   r.job.worker_id()));
   return false;
+}
+
+void Scheduler::StorePaused(const absl::Status& why) {
+  if (store_pause_ == absl::ZeroDuration()) {
+    Log(absl::StrCat("the job store cannot record assignments (", why.message(), "): jobs wait until it can"));
+  }
+  store_pause_ = std::clamp(2 * store_pause_, absl::Seconds(1), absl::Seconds(30));
+  paused_until_ = absl::Now() + store_pause_;
+}
+
+void Scheduler::StoreWritable() {
+  if (store_pause_ == absl::ZeroDuration()) return;
+  Log("the job store records assignments again");
+  store_pause_ = absl::ZeroDuration();
+  paused_until_ = absl::InfinitePast();
 }
 
 }  // namespace npuzzle

@@ -72,11 +72,21 @@ class Scheduler {
   // that has happened too often.
   bool CountLoss(JobRecord& r);
 
+  // An assignment the store could not record (a full disk, an I/O error)
+  // pauses all assignments, for a second doubling to half a minute while
+  // it keeps failing: retried at once, every job would go round queue,
+  // worker and cancel as fast as the store fails, its attempt number
+  // climbing each time. Logged once when it starts and once when it ends.
+  void StorePaused(const absl::Status& why);
+  void StoreWritable();
+
   JobLifecycle* const lifecycle_;
   WorkerPool* const workers_;
   SplitJobs* const splits_;
   ManagerMetrics* const metrics_;
   const Options options_;
+  absl::Duration store_pause_ = absl::ZeroDuration();
+  absl::Time paused_until_ = absl::InfinitePast();
 };
 
 }  // namespace npuzzle

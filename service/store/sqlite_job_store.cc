@@ -27,6 +27,10 @@ absl::Status SqliteError(sqlite3* db, absl::string_view what) {
   if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) {
     return absl::DataLossError(absl::StrCat("job store: ", what, ": the file is damaged (", sqlite3_errmsg(db), ")"));
   }
+  // A full disk or an I/O error may pass: clients may retry.
+  if ((code & 0xff) == SQLITE_FULL || (code & 0xff) == SQLITE_IOERR) {
+    return absl::UnavailableError(absl::StrCat("job store: ", what, ": ", sqlite3_errmsg(db)));
+  }
   return absl::InternalError(absl::StrCat("job store: ", what, ": ", sqlite3_errmsg(db)));
 }
 

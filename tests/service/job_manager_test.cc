@@ -555,6 +555,81 @@ TEST_F(JobManagerTest, ASecondProcessUnderALiveWorkersIdIsRefused) {
   Settle();
 }
 
+// A store whose disk fills up on demand: every commit fails as SQLite's
+// does on a full disk, and reads go on working.
+class FillableStore : public JobStore {
+ public:
+  explicit FillableStore(JobStore* real) : real_(real) {}
+  void SetFull(bool full) { full_ = full; }
+  int refused() const { return refused_; }
+
+  std::vector<absl::Status> Commit(const std::vector<Change>& changes) override {
+    if (full_) {
+      ++refused_;
+      return std::vector<absl::Status>(changes.size(), Full());
+    }
+    return real_->Commit(changes);
+  }
+  absl::StatusOr<int64_t> LastSeq() override { return real_->LastSeq(); }
+  absl::StatusOr<v1::Job> FindByRequestId(const std::string& tenant, const std::string& request_id) override {
+    return real_->FindByRequestId(tenant, request_id);
+  }
+  absl::StatusOr<v1::Job> Get(const std::string& id) override { return real_->Get(id); }
+  absl::StatusOr<std::vector<Row>> Unfinished() override { return real_->Unfinished(); }
+  absl::StatusOr<Page> List(const std::string& tenant, const std::vector<v1::JobState>& states,
+                            const std::map<std::string, std::string>& labels, int page_size, int64_t before) override {
+    return real_->List(tenant, states, labels, page_size, before);
+  }
+  absl::StatusOr<std::map<v1::JobState, int64_t>> CountByState() override { return real_->CountByState(); }
+  absl::Status CheckWritable(absl::Duration wait) override { return full_ ? Full() : real_->CheckWritable(wait); }
+
+ private:
+  static absl::Status Full() { return absl::UnavailableError("job store: commit: database or disk is full"); }
+  JobStore* const real_;
+  std::atomic<bool> full_{false};
+  std::atomic<int> refused_{0};
+};
+
+// While the disk is full a submit fails UNAVAILABLE (a client may retry),
+// the queued job is tried on its worker at most once a second, doubling,
+// instead of going round as fast as the store fails, and it uses up no
+// attempt numbers; once the disk has room it runs, and no failed commit
+// was counted as one.
+TEST_F(JobManagerTest, AFullDiskPausesAssignmentsWithoutUsingUpAttempts) {
+  FillableStore store(store_.get());
+  manager_ = std::make_unique<JobManager>(&store, Defaults());
+  ASSERT_TRUE(manager_->Start().ok());
+  const std::string id = manager_->Submit(Spec())->id();
+  store.SetFull(true);
+  const absl::StatusOr<v1::Job> refused = manager_->Submit(Spec());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(refused.status().message(), HasSubstr("disk is full"));
+  const auto commits = [&] {
+    return testing::MetricValue(manager_->metrics().Render(), "npuzzle_store_commits_total");
+  };
+  const std::optional<double> commits_before = commits();
+
+  auto link = Connect("w1");
+  absl::SleepFor(absl::Milliseconds(2500));
+  Settle();
+  EXPECT_LE(link->Assignments().size(), 1u);
+  // Tried at about 0, 1 and 3 seconds: each try is an assignment and a requeue.
+  EXPECT_LE(store.refused(), 8) << "assignments went round while the store failed";
+  EXPECT_EQ(Get(id).state(), v1::JOB_STATE_QUEUED);
+  EXPECT_EQ(commits(), commits_before);
+
+  store.SetFull(false);
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (Get(id).state() != v1::JOB_STATE_RUNNING && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(20));
+  Settle();
+  ASSERT_EQ(Get(id).state(), v1::JOB_STATE_RUNNING);
+  EXPECT_LE(Get(id).attempt(), 2);
+  const std::vector<v1::Assignment> sent = link->Assignments();
+  ASSERT_FALSE(sent.empty());
+  EXPECT_EQ(sent.back().attempt(), Get(id).attempt());
+  manager_.reset();  // before the store it writes to
+}
+
 TEST_F(JobManagerTest, ReleasedJobsGoBackWithoutPenalty) {
   const std::string id = manager_->Submit(Spec())->id();
   auto link = Connect("w1");
