@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "service/store/wal_check.h"
 
 namespace npuzzle {
 namespace {
@@ -110,6 +111,15 @@ absl::StatusOr<sqlite3*> OpenConnection(const std::string& path, int flags) {
   return db;
 }
 
+// Why the store at `path` cannot be used, and what the operator can do.
+absl::Status Unusable(const std::string& path, const absl::Status& why) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("job store ", path, " cannot be used: ", why.message(),
+                   ". Restore it from a backup (npuzzle-server backup; see docs/operations.md), or move the data "
+                   "directory's jobs.db* and ",
+                   SqliteJobStore::kIdentityFile, " aside to start an empty store."));
+}
+
 absl::Status Exec(sqlite3* db, const char* sql) {
   char* error = nullptr;
   if (sqlite3_exec(db, sql, nullptr, nullptr, &error) != SQLITE_OK) {
@@ -123,9 +133,11 @@ absl::Status Exec(sqlite3* db, const char* sql) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::string& path, bool full_sync) {
+  // Before SQLite reads the log, which it would cut short at the damage.
+  absl::Status status = CheckWal(path + "-wal");
+  if (!status.ok()) return Unusable(path, status);
   absl::StatusOr<sqlite3*> writer = OpenConnection(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   if (!writer.ok()) return writer.status();
-  absl::Status status;
   for (const char* sql : {
            "PRAGMA journal_mode=WAL",
            full_sync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
@@ -156,13 +168,7 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::
   }
   if (status.ok()) status = store->CheckIdentity(std::filesystem::path(path).parent_path() / kIdentityFile);
   if (status.ok()) status = store->PrepareWrites();
-  if (!status.ok()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("job store ", path, " cannot be used: ", status.message(),
-                     ". Restore it from a backup (npuzzle-server backup; see the README), or move the data directory's "
-                     "jobs.db* and ",
-                     kIdentityFile, " aside to start an empty store."));
-  }
+  if (!status.ok()) return Unusable(path, status);
   return store;
 }
 

@@ -94,6 +94,59 @@ TEST(JobStore, DamageAnywhereIsRefusedOrEveryJobIsServed) {
   }
 }
 
+// The files a crash leaves: the store and its write-ahead log as they are
+// while it runs (a copy, taken with every job committed and none yet
+// checkpointed into the store file), in `to`.
+std::string CrashImage(const testing::TempDir& from, const testing::TempDir& to) {
+  const std::string path = from.path() + "/jobs.db";
+  absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(path);
+  EXPECT_TRUE(store.ok()) << store.status();
+  for (int i = 0; i < kJobs; ++i) EXPECT_TRUE(Insert(**store, MakeJob(i), i).ok());
+  for (const char* file : {"/jobs.db", "/jobs.db-wal"}) {
+    std::filesystem::copy_file(from.path() + file, to.path() + file);
+  }
+  return to.path() + "/jobs.db";
+}
+
+// SQLite stops reading a log at its first bad frame and drops every commit
+// after it without a word; the store refuses such a log instead, and
+// still opens one whose only bad frames are its last transaction's (as a
+// crash mid-commit leaves them).
+TEST(JobStore, ADamagedWriteAheadLogIsRefused) {
+  {
+    testing::TempDir from, to;
+    const std::string path = CrashImage(from, to);
+    absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    std::set<std::string> ids;
+    ASSERT_TRUE(ReadEverything(**store, &ids).ok());
+    EXPECT_EQ(ids.size(), static_cast<size_t>(kJobs));
+  }
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    testing::TempDir from, to;
+    const std::string path = CrashImage(from, to);
+    const int64_t wal_size = static_cast<int64_t>(std::filesystem::file_size(path + "-wal"));
+    ASSERT_GT(wal_size, 40 * 4096) << "the log was checkpointed: the test needs it full";
+    Overwrite(path + "-wal", static_cast<int64_t>(seed) * wal_size / 6, 64, seed);
+    absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(path);
+    ASSERT_FALSE(store.ok()) << "64 bytes of noise at a sixth times " << seed << " of the log";
+    EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(store.status().message(), HasSubstr("jobs.db-wal is damaged at frame"));
+    EXPECT_THAT(store.status().message(), HasSubstr("Restore it from a backup"));
+  }
+  {
+    testing::TempDir from, to;
+    const std::string path = CrashImage(from, to);
+    const auto wal_size = std::filesystem::file_size(path + "-wal");
+    std::filesystem::resize_file(path + "-wal", wal_size - 2000);  // the last frame torn
+    absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    absl::StatusOr<JobStore::Page> page = (*store)->List("", {}, {}, 1000, 0);
+    ASSERT_TRUE(page.ok());
+    EXPECT_EQ(page->jobs.size(), static_cast<size_t>(kJobs - 1));
+  }
+}
+
 TEST(JobStore, AnOverwrittenPageIsRefused) {
   testing::TempDir dir;
   const std::string path = FillStore(dir);
