@@ -41,25 +41,6 @@ Tiles Puzzle::ToTiles(const Board& board) {
   return t;
 }
 
-Board Puzzle::ToBoard(const Tiles& s) const {
-  return *Board::Create(rows_, cols_, std::vector<int>(s.at.begin(), s.at.begin() + cells_));
-}
-
-absl::StatusOr<Tiles> Puzzle::Replay(const Tiles& start, const std::vector<Dir>& moves,
-                                     std::vector<int>* tiles_moved) const {
-  Tiles s = start;
-  for (size_t i = 0; i < moves.size(); ++i) {
-    const int to = Neighbor(s.blank(), moves[i]);
-    if (to < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("move %d (%c) takes the blank off the board", i + 1, DirLetter(moves[i])));
-    }
-    if (tiles_moved != nullptr) tiles_moved->push_back(s.at[to]);
-    Slide(s, s.blank(), to);
-  }
-  return s;
-}
-
 namespace {
 
 // Plays `moves` on a copy of `board`'s tiles, any size of board; the tile

@@ -3,7 +3,7 @@
 // algorithm). Everything about how a state changes lives here: the blank's
 // moves, a node's successors in search order (never undoing the move that
 // reached it), sliding a tile in either form of a state (Tiles, or a packed
-// key), packing, the goal test and replaying moves.
+// key), packing and the goal test; and moves played on a Board of any size.
 // Heuristics read the goal lookups; algorithms never touch cells directly.
 #ifndef NPUZZLE_ENGINE_PUZZLE_H_
 #define NPUZZLE_ENGINE_PUZZLE_H_
@@ -170,14 +170,7 @@ class Puzzle {
   }
 
   static Tiles ToTiles(const Board& board);
-  Board ToBoard(const Tiles& s) const;
   bool IsGoal(const Tiles& t) const { return t.SameCells(goal_tiles_, cells_); }
-
-  // Plays `moves` from `start`; the error names the first move that takes
-  // the blank off the board. `tiles_moved`, when given, gets the tile that
-  // slid at each move.
-  absl::StatusOr<Tiles> Replay(const Tiles& start, const std::vector<Dir>& moves,
-                               std::vector<int>* tiles_moved = nullptr) const;
 
  private:
   int rows_, cols_, cells_;

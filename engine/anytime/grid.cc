@@ -21,11 +21,6 @@ GridState Grid::StateOf(const Board& board) const {
   return s;
 }
 
-Board Grid::BoardOf(const GridState& s) const {
-  std::vector<int> tiles(s.at.begin(), s.at.begin() + cells());
-  return *Board::Create(rows_, cols_, std::move(tiles));
-}
-
 bool Grid::Same(const GridState& a, const GridState& b) const {
   return std::equal(a.at.begin(), a.at.begin() + cells(), b.at.begin());
 }

@@ -54,7 +54,6 @@ class Grid {
   int Distance(int a, int b) const { return std::abs(Row(a) - Row(b)) + std::abs(Col(a) - Col(b)); }
 
   GridState StateOf(const Board& board) const;
-  Board BoardOf(const GridState& s) const;
   bool Same(const GridState& a, const GridState& b) const;
 
   // Plays `moves` from `s` in place; false (with `s` partly moved) if one
@@ -81,8 +80,6 @@ class GridHeuristic {
 
   GridHeuristic(const Grid& grid, const GridState& target);
 
-  const GridState& target() const { return target_; }
-  int GoalCell(int tile) const { return target_.pos[tile]; }
   int Manhattan(int tile, int cell) const { return grid_->Distance(cell, target_.pos[tile]); }
 
   // From scratch, with the per-line conflict counts into `lines` (2 x
