@@ -21,7 +21,7 @@ constexpr char kJson[] = "application/json";
 // stopping, and how long it may stay silent before a comment line keeps
 // proxies from closing it.
 constexpr absl::Duration kStreamPoll = absl::Seconds(1);
-constexpr absl::Duration kKeepAlive = absl::Seconds(15);
+constexpr absl::Duration kKeepAlive = absl::Seconds(4);
 constexpr size_t kStreamBlock = 16 * 1024;
 
 // What one request has gathered across libmicrohttpd's calls.
@@ -296,10 +296,12 @@ absl::Status HttpApiServer::StartDaemon(Daemon& d, int listen_socket, bool check
     items.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0, d.key.data()});
   }
   items.push_back({MHD_OPTION_END, 0, nullptr});
-  d.daemon = MHD_start_daemon(flags, 0, nullptr, nullptr, &Handle, this, MHD_OPTION_NOTIFY_COMPLETED, &Completed,
-                              nullptr, MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned int>(o.max_connections),
-                              MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_THREAD_STACK_SIZE,
-                              static_cast<size_t>(1 << 20), MHD_OPTION_ARRAY, items.data(), MHD_OPTION_END);
+  d.daemon = MHD_start_daemon(
+      flags, 0, nullptr, nullptr, &Handle, this, MHD_OPTION_NOTIFY_COMPLETED, &Completed, nullptr,
+      MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned int>(o.max_connections), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+      static_cast<unsigned int>(o.max_connections_per_client), MHD_OPTION_CONNECTION_TIMEOUT,
+      static_cast<unsigned int>(std::max<int64_t>(1, absl::ToInt64Seconds(o.idle_timeout))),
+      MHD_OPTION_THREAD_STACK_SIZE, static_cast<size_t>(1 << 20), MHD_OPTION_ARRAY, items.data(), MHD_OPTION_END);
   if (d.daemon == nullptr) {
     if (check_only) return absl::InvalidArgumentError("the certificate and key do not make a pair TLS can use");
     return absl::UnavailableError(

@@ -35,6 +35,12 @@ class HttpApiServer {
     std::string tls_key;
     absl::Duration tls_reload_interval = absl::Seconds(60);
     int max_connections = 512;
+    // From any one address: so that one client holding connections open
+    // cannot take every one.
+    int max_connections_per_client = 64;
+    // A connection that sends and receives nothing this long is closed
+    // (an event stream sends a keep-alive well within it).
+    absl::Duration idle_timeout = absl::Seconds(10);
   };
 
   static absl::StatusOr<std::unique_ptr<HttpApiServer>> Start(JobApi* api, Options options);

@@ -144,7 +144,8 @@ absl::Status Server::ServeHttpAndMetrics() {
                                           .tls_cert = config_.tls_cert,
                                           .tls_key = config_.tls_key,
                                           .tls_reload_interval = absl::Seconds(config_.tls_reload_interval_s),
-                                          .max_connections = config_.http_max_connections});
+                                          .max_connections = config_.http_max_connections,
+                                          .max_connections_per_client = config_.http_max_connections_per_client});
     if (!started.ok()) return started.status();
     http_server_ = *std::move(started);
   }

@@ -16,6 +16,8 @@ CLI::App* AddServerFlags(CLI::App& app, ServerConfig* c) {
                  "HTTP/JSON API and web page address (host:port; empty: off); HTTPS with --tls-cert");
   app.add_option("--http-max-connections", c->http_max_connections,
                  "HTTP connections served at once (each open watch holds one)");
+  app.add_option("--http-max-connections-per-client", c->http_max_connections_per_client,
+                 "HTTP connections served at once from any one address; idle ones close after 10 s");
   app.add_option("--port-file", c->port_file,
                  "once listening, write \"<client port> <worker port> <metrics port> <http port>\" here");
 
@@ -93,6 +95,7 @@ absl::Status Validate(ServerConfig& c) {
   check(c.worker_progress_ms > 0, "--worker-progress-ms must be more than 0");
   check(c.max_threads_per_job > 0, "--max-threads-per-job must be at least 1");
   check(c.http_max_connections > 0, "--http-max-connections must be at least 1");
+  check(c.http_max_connections_per_client > 0, "--http-max-connections-per-client must be at least 1");
   check(c.tls_reload_interval_s > 0, "--tls-reload-interval-s must be more than 0");
   check(c.tenant_max_queued >= 0 && c.tenant_max_running >= 0,
         "--tenant-max-queued and --tenant-max-running must be 0 (no limit) or more");

@@ -22,6 +22,7 @@ struct ServerConfig {
   std::string metrics_listen = "0.0.0.0:9090";
   std::string http_listen = "0.0.0.0:8080";
   int http_max_connections = 512;
+  int http_max_connections_per_client = 64;
   std::string port_file;
 
   // Its data, and the local workers it supervises.

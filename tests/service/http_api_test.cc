@@ -1,7 +1,12 @@
 // The HTTP/JSON API: its mapping onto the gRPC API (routes, status codes,
 // query parameters, JSON), the web page it serves, and end to end against
 // a real server with a local worker over loopback.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <string>
 #include <thread>
@@ -420,6 +425,68 @@ TEST_F(HttpApi, OpenWatchesEndWhenTheServerStops) {
   watcher.join();
   EXPECT_EQ(c.process()->Wait(absl::Seconds(30)), 0) << c.process()->Log();
   EXPECT_LT(ended - stopped, absl::Seconds(15));
+}
+
+// A TCP connection to the server's HTTP port from `source` (a loopback
+// address), or -1.
+int ConnectFrom(const char* source, int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in from{}, to{};
+  from.sin_family = to.sin_family = AF_INET;
+  inet_pton(AF_INET, source, &from.sin_addr);
+  inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  if (bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0 ||
+      connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Whether the server closes `fd` (or it fails) within `wait`.
+bool ClosedWithin(int fd, absl::Duration wait) {
+  pollfd p{fd, POLLIN, 0};
+  if (poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(wait))) <= 0) return false;
+  char byte;
+  return recv(fd, &byte, 1, 0) <= 0;
+}
+
+// One client holding many idle connections gets only its share of the
+// server's connections, and loses them once idle: everyone else is still
+// served at once.
+TEST_F(HttpApi, IdleConnectionsFromOneClientCannotTakeTheApiDown) {
+  Coordinator c(dir_, 0, {"--http-max-connections=32", "--http-max-connections-per-client=8"});
+  c.Start();
+  std::vector<int> idle;
+  for (int i = 0; i < 40; ++i) {
+    const int fd = ConnectFrom("127.0.0.2", c.http_port());
+    if (fd >= 0) idle.push_back(fd);
+  }
+  absl::SleepFor(absl::Milliseconds(200));
+  int refused = 0;
+  for (int fd : idle) refused += ClosedWithin(fd, absl::ZeroDuration()) ? 1 : 0;
+  EXPECT_GE(refused, 40 - 8) << "beyond its 8, the client's connections are closed at once";
+
+  const int other = ConnectFrom("127.0.0.3", c.http_port());
+  ASSERT_GE(other, 0);
+  const std::string request = "GET /v1/jobs HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+  ASSERT_EQ(send(other, request.data(), request.size(), 0), static_cast<ssize_t>(request.size()));
+  pollfd p{other, POLLIN, 0};
+  ASSERT_EQ(poll(&p, 1, 5000), 1) << "another client waited for an answer";
+  char reply[64] = {};
+  ASSERT_GT(recv(other, reply, sizeof reply - 1, 0), 0);
+  EXPECT_TRUE(absl::StartsWith(reply, "HTTP/1.1 200")) << reply;
+  close(other);
+
+  // The 8 it kept are closed after 10 idle seconds.
+  const absl::Time deadline = absl::Now() + absl::Seconds(15);
+  int open = 0;
+  for (int fd : idle) {
+    open += ClosedWithin(fd, std::max(absl::ZeroDuration(), deadline - absl::Now())) ? 0 : 1;
+    close(fd);
+  }
+  EXPECT_EQ(open, 0);
 }
 
 }  // namespace
