@@ -124,4 +124,9 @@ void ProgressFlag(CLI::App& c, Invocation& in) {
   c.add_flag("--progress", in.progress, "show the search's progress on standard error while solving");
 }
 
+void DetachFlag(CLI::App& c, Invocation& in) {
+  c.add_flag("--detach", in.detach,
+             "with --server, Ctrl-C stops following the job and leaves it running (else it cancels it)");
+}
+
 }  // namespace npuzzle

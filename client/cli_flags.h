@@ -61,6 +61,7 @@ struct Invocation {
   bool json = false;
   bool show_steps = false;
   bool progress = false;
+  bool detach = false;
 };
 
 // Each adds one group of flags to a command.
@@ -81,6 +82,7 @@ void ListFlags(CLI::App& command, Invocation& in);        // --state, --page-siz
 void JsonFlag(CLI::App& command, Invocation& in);         // --json
 void StepsFlag(CLI::App& command, Invocation& in);        // --show-steps
 void ProgressFlag(CLI::App& command, Invocation& in);     // --progress
+void DetachFlag(CLI::App& command, Invocation& in);       // --detach
 
 }  // namespace npuzzle
 

@@ -25,7 +25,7 @@ const std::vector<Command>& Table() {
       {"solve",
        "solve boards, here or (with --server) as jobs on a server, following each to its answer",
        {BoardFlags, ShapeFlags, GoalFlags, SearchFlags, LimitFlags, TableFlags, JsonFlag, StepsFlag, ProgressFlag,
-        ServerFlags, JobSpecFlags},
+        ServerFlags, JobSpecFlags, DetachFlag},
        SolveHere,
        SolveOnServer},
       {"gen",

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "client/interrupt.h"
 #include "client/render.h"
 #include "client/request.h"
 #include "common/client_channel.h"
@@ -272,9 +274,33 @@ int SolveOnServer(const Invocation& in, Remote& at) {
   for (const v1::JobSpec& spec : *specs) {
     v1::SubmitJobRequest request;
     *request.mutable_spec() = spec;
+    v1::Job job;
+    auto submit = Context(kCallDeadline);
+    if (const grpc::Status s = at.stub().SubmitJob(submit.get(), request, &job); !s.ok()) return at.Fail(s);
     auto context = Context(absl::InfiniteDuration());
-    auto events = at.stub().Solve(context.get(), request);
+    // The job does not end with the stream: Ctrl-C cancels it, and says so,
+    // unless --detach, which leaves it running.
+    InterruptGuard guard([&] {
+      if (in.detach) {
+        std::cerr << "\nnpuzzle solve: " << job.id() << " goes on running; npuzzle watch " << job.id()
+                  << " follows it again\n";
+        std::exit(kExitNoAnswer);
+      }
+      std::cerr << "\nnpuzzle solve: Ctrl-C: cancelling " << job.id() << " (--detach leaves a job running)\n";
+      v1::CancelJobRequest cancel;
+      cancel.set_job_id(job.id());
+      v1::Job cancelled;
+      auto call = Context(kCallDeadline);
+      if (const grpc::Status s = at.stub().CancelJob(call.get(), cancel, &cancelled); !s.ok()) {
+        std::cerr << "npuzzle solve: could not cancel " << job.id() << ": " << s.error_message() << "\n";
+        context->TryCancel();
+      }
+    });
+    v1::WatchJobRequest watch;
+    watch.set_job_id(job.id());
+    auto events = at.stub().WatchJob(context.get(), watch);
     worst = std::max(worst, Follow(in, at, *events));
+    if (guard.interrupted()) return worst;
   }
   return worst;
 }

@@ -1,6 +1,8 @@
 // The npuzzle CLI against a real server with a local worker: many boards
 // submitted from a file or stdin, one id a line, and watch following
 // several jobs (by id or by label) with one summary line each.
+#include <signal.h>
+
 #include <string>
 #include <vector>
 
@@ -127,6 +129,53 @@ TEST_F(CliRemote, SolveJsonEndsWithTheLocalShape) {
   for (const char* same : {"start", "goal", "rows", "cols", "moves", "tile_moves", "length", "optimal", "status",
                            "algorithm", "heuristic", "expanded", "start_h"}) {
     EXPECT_EQ(here[same], there[same]) << same;
+  }
+}
+
+// IDA* with the weakest heuristic on Korf's first instance: far longer
+// than a test.
+constexpr char kLongBoard[] = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3";
+
+// Ctrl-C on `solve --server` cancels the job it submitted, and says so;
+// with --detach it leaves the job running and says how to follow it.
+TEST_F(CliRemote, CtrlCOnSolveCancelsItsJobUnlessDetached) {
+  for (const bool detach : {false, true}) {
+    const std::string log = dir_.path() + (detach ? "/detached.log" : "/cancelled.log");
+    std::vector<std::string> argv = {std::string(NPUZZLE_BIN_DIR) + "/npuzzle",
+                                     "solve",
+                                     "--board",
+                                     kLongBoard,
+                                     "--goal-preset",
+                                     "blank-first",
+                                     "--algorithm",
+                                     "idastar",
+                                     "--heuristic",
+                                     "misplaced",
+                                     "--server",
+                                     coordinator_.client_address()};
+    if (detach) argv.push_back("--detach");
+    testing::Process cli(argv, log);
+    const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(20));
+    std::string id;
+    while (id.empty() && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(50));
+      for (const std::string& line : Lines(cli.Log())) {
+        if (absl::StartsWith(line, "job-")) id = line.substr(0, line.find(' '));
+      }
+    }
+    ASSERT_FALSE(id.empty()) << cli.Log();
+    ASSERT_TRUE(testing::AwaitState(coordinator_.stub(), id, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+    cli.Signal(SIGINT);
+    EXPECT_EQ(cli.Wait(absl::Seconds(10)), 3) << cli.Log();
+    if (detach) {
+      EXPECT_THAT(cli.Log(), HasSubstr(absl::StrCat(id, " goes on running; npuzzle watch ", id)));
+      EXPECT_EQ(testing::GetJob(coordinator_.stub(), id)->state(), v1::JOB_STATE_RUNNING);
+      v1::Job cancelled;
+      EXPECT_TRUE(testing::Cancel(coordinator_.stub(), id, &cancelled).ok());  // frees the worker
+    } else {
+      EXPECT_THAT(cli.Log(), HasSubstr(absl::StrCat("Ctrl-C: cancelling ", id)));
+      EXPECT_EQ(testing::GetJob(coordinator_.stub(), id)->state(), v1::JOB_STATE_CANCELLED);
+    }
   }
 }
 
