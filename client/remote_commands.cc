@@ -253,6 +253,10 @@ std::string Remote::Hint(const grpc::Status& s) const {
     return has_token_ ? " (the token given with --token or NPUZZLE_TOKEN is wrong)"
                       : " (the server wants a token: give --token or set NPUZZLE_TOKEN)";
   }
+  if (s.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+    return " (no npuzzle client API there: is it the worker port? Clients use the server's --listen port, 50051 by "
+           "default)";
+  }
   if (s.error_code() != grpc::StatusCode::UNAVAILABLE && s.error_code() != grpc::StatusCode::UNKNOWN) return "";
   if (absl::StrContains(s.error_message(), "andshake") || absl::StrContains(s.error_message(), "certificate") ||
       absl::StrContains(s.error_message(), "erification")) {

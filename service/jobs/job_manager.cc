@@ -66,7 +66,11 @@ void JobManager::Unlock() {
 
 void JobManager::Committed(std::vector<StoreWriter::Done>& done, const std::vector<absl::Status>& outcomes) {
   // A failed commit fails every write in it: counted as none.
-  if (!outcomes.empty() && outcomes.front().ok()) metrics_.Committed(done.size());
+  if (!outcomes.empty() && outcomes.front().ok()) {
+    metrics_.Committed(done.size());
+  } else if (!outcomes.empty()) {
+    metrics_.CommitFailed();
+  }
   Locked lock(this);
   for (size_t i = 0; i < done.size(); ++i) {
     if (done[i]) done[i](outcomes[i]);

@@ -34,6 +34,8 @@ ManagerMetrics::ManagerMetrics(Sources sources) : sources_(std::move(sources)) {
                                     "work units made of subtrees that running units handed back for idle workers");
   nodes_expanded_ = m.AddCounter("npuzzle_nodes_expanded_total", "states expanded by finished jobs");
   commits_ = m.AddCounter("npuzzle_store_commits_total", "job store commits, each one transaction and one sync");
+  commit_failures_ = m.AddCounter("npuzzle_store_commit_failures_total",
+                                  "job store commits that failed: every change in them was not stored");
   writes_ = m.AddCounter("npuzzle_store_writes_total", "job changes stored (many share a commit under load)");
   latency_ = m.AddHistogram("npuzzle_job_latency_seconds", "submit to final result, for jobs that end done",
                             ExponentialBuckets(0.001, 2, 24));

@@ -60,6 +60,8 @@ class ManagerMetrics {
     commits_->Increment();
     writes_->Increment(static_cast<double>(writes));
   }
+  // A commit that failed (a full disk, an I/O error, a lock held too long).
+  void CommitFailed() { commit_failures_->Increment(); }
 
   const Metrics& metrics() const { return metrics_; }
 
@@ -76,6 +78,7 @@ class ManagerMetrics {
   prometheus::Counter* units_handed_back_;
   prometheus::Counter* nodes_expanded_;
   prometheus::Counter* commits_;
+  prometheus::Counter* commit_failures_;
   prometheus::Counter* writes_;
   prometheus::Histogram* latency_;
 };

@@ -179,5 +179,13 @@ TEST_F(CliRemote, CtrlCOnSolveCancelsItsJobUnlessDetached) {
   }
 }
 
+// A client that dials the worker port by mistake is told so.
+TEST_F(CliRemote, TheWorkerPortSaysItIsNotTheClientApi) {
+  const CommandResult r = RunCommand(absl::StrCat(
+      NPUZZLE_BIN_DIR, "/npuzzle solve --board '8 1 3 4 0 2 7 6 5' --server ", coordinator_.worker_address()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("is it the worker port? Clients use the server's --listen port"));
+}
+
 }  // namespace
 }  // namespace npuzzle

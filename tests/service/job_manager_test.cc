@@ -617,6 +617,7 @@ TEST_F(JobManagerTest, AFullDiskPausesAssignmentsWithoutUsingUpAttempts) {
   EXPECT_LE(store.refused(), 8) << "assignments went round while the store failed";
   EXPECT_EQ(Get(id).state(), v1::JOB_STATE_QUEUED);
   EXPECT_EQ(commits(), commits_before);
+  EXPECT_GE(testing::MetricValue(manager_->metrics().Render(), "npuzzle_store_commit_failures_total"), 1);
 
   store.SetFull(false);
   const absl::Time deadline = absl::Now() + absl::Seconds(10);
