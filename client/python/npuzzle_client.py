@@ -9,6 +9,7 @@ directory on PYTHONPATH or pass --stubs.
     npuzzle_client.py --server localhost:50051 submit --board "..." --algorithm idastar
     npuzzle_client.py --server localhost:50051 watch JOB_ID
     npuzzle_client.py --server localhost:50051 cancel JOB_ID
+    npuzzle_client.py --server localhost:50051 list --state running --label team=a
 
 A secured server: --tls-ca FILE (the CA that signed its certificate) and
 --token TOKEN (or NPUZZLE_TOKEN in the environment).
@@ -35,6 +36,9 @@ def spec_from_args(pb, args):
     spec = pb.JobSpec(algorithm=args.algorithm, heuristic=args.heuristic,
                       goal_preset=args.goal_preset or "", priority=args.priority)
     spec.start.text = args.board
+    for label in args.label:
+        key, _, value = label.partition("=")
+        spec.labels[key] = value
     if args.goal:
         spec.goal.text = args.goal
     if args.pdb_preset:
@@ -104,6 +108,30 @@ def hint(grpc, error, args):
     return ""
 
 
+def list_jobs(pb, stub, args, auth):
+    """Pages through ListJobs until --limit jobs or the last page."""
+    from google.protobuf import json_format
+    request = pb.ListJobsRequest(page_size=min(args.limit, 1000))
+    request.states.extend(getattr(pb, f"JOB_STATE_{s.upper()}") for s in args.state)
+    for label in args.label:
+        key, _, value = label.partition("=")
+        request.labels[key] = value
+    shown = 0
+    while shown < args.limit:
+        page = stub.ListJobs(request, timeout=30, metadata=auth)
+        for job in page.jobs[:args.limit - shown]:
+            if args.json:
+                print(json.dumps(json_format.MessageToDict(job)))
+            else:
+                outcome = job.result.status if job.HasField("result") else job.error
+                print(f"{job.id} {state_name(pb, job.state)} {job.start.rows}x{job.start.cols} {outcome}".rstrip())
+            shown += 1
+        if not page.next_page_token:
+            break
+        request.page_token = page.next_page_token
+    return 0
+
+
 def exit_code(pb, job):
     if job is None or job.state == pb.JOB_STATE_FAILED:
         return 1
@@ -132,8 +160,14 @@ def main():
         c.add_argument("--pdb-preset")
         c.add_argument("--priority", type=int, default=0)
         c.add_argument("--max-time-ms", type=int, default=0)
+        c.add_argument("--label", action="append", default=[], help="key=value (repeat for more)")
     for name in ("watch", "get", "cancel"):
         commands.add_parser(name).add_argument("job_id")
+    listing = commands.add_parser("list", help="jobs, newest first: one line each (--json: the job)")
+    listing.add_argument("--state", action="append", default=[],
+                         choices=["queued", "running", "done", "failed", "cancelled"])
+    listing.add_argument("--label", action="append", default=[], help="key=value: only jobs with it")
+    listing.add_argument("--limit", type=int, default=50, help="at most this many jobs")
     args = parser.parse_args()
 
     import grpc
@@ -158,6 +192,8 @@ def main():
         if args.command == "get":
             print_result(pb, stub.GetJob(pb.GetJobRequest(job_id=args.job_id), timeout=30, metadata=auth))
             return 0
+        if args.command == "list":
+            return list_jobs(pb, stub, args, auth)
         if args.command == "cancel":
             job = stub.CancelJob(pb.CancelJobRequest(job_id=args.job_id), timeout=30, metadata=auth)
             print(f"{job.id} {state_name(pb, job.state)}")

@@ -86,6 +86,19 @@ class PythonClientTest(unittest.TestCase):
         self.assertEqual(w.returncode, 0, w.stderr)
         self.assertIn("moves (blank): DRUULD", w.stdout)
 
+    def test_list_filters_by_state_and_label(self):
+        ids = [self.client("submit", "--board", "8 1 3 4 0 2 7 6 5", "--label", "batch=py").stdout.strip()
+               for _ in range(3)]
+        for job in ids:
+            self.assertEqual(self.client("watch", job).returncode, 0)
+        r = self.client("list", "--label", "batch=py", "--state", "done")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual([line.split()[0] for line in lines], list(reversed(ids)))  # newest first
+        self.assertTrue(all(line.endswith(" done 3x3 solved") for line in lines), lines)
+        self.assertEqual(self.client("list", "--label", "batch=none").stdout, "")
+        self.assertEqual(len(self.client("list", "--label", "batch=py", "--limit", "2").stdout.splitlines()), 2)
+
     def test_cancel_a_running_job(self):
         r = self.client("submit", "--board", "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "--goal-preset",
                         "blank-first", "--algorithm", "idastar", "--heuristic", "misplaced")
