@@ -163,19 +163,37 @@ async function check(page, url) {
   assert.match(await page.$eval("#stat-rate", (e) => e.textContent), /^[\d,]+ states\/s$/);
   await page.click("#cancel");
   await page.waitForFunction(() => /^cancelled/.test(document.getElementById("status").textContent), { timeout: 10000 });
+  assert.equal(await page.$eval("#status", (s) => s.textContent), "cancelled");
 
-  // The recent jobs list shows the job.
-  await page.click("#refresh");
-  await page.waitForFunction(() => document.querySelectorAll("#jobs tr").length > 0);
+  // The recent jobs list shows the job, and refreshes by itself: a job
+  // submitted elsewhere appears within a few seconds.
+  await page.waitForFunction(() => /4x4cancelled/.test(document.querySelector("#jobs tr")?.textContent || ""),
+                             { timeout: 10000 });
   const rows = await page.$$eval("#jobs tr", (trs) => trs.map((r) => r.textContent));
-  assert.match(rows[0], /4x4cancelled/);
   assert.match(rows[1], /7x7done\d+$/);
   assert.match(rows[2], /3x3done\d+$/);
+  const elsewhere = await page.evaluate(async () => (await (await fetch("/v1/jobs", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ spec: { start: { text: "8 1 3 4 0 2 7 6 5" } } }) })).json()).id);
+  await page.waitForFunction((id) => document.querySelector("#jobs tr")?.textContent.startsWith(id), { timeout: 10000 },
+                             elsewhere);
+
+  // A job picked from the list shows its own statistics, not the last one's.
+  await page.$$eval("#jobs tr", (trs) => trs.find((r) => /3x3done/.test(r.textContent)).click());
+  const picked = await page.$$eval("#jobs tr", (trs) => trs.find((r) => /3x3done/.test(r.textContent)).cells[0].textContent);
+  assert.equal(await page.$eval("#stat-job", (e) => e.textContent), picked);
+  assert.match(await page.$eval("#status", (s) => s.textContent), /^solved: \d+ moves \(optimal\)$/);
+  assert.equal(await page.$eval("#stat-bound", (e) => e.textContent), "-");
 
   // Narrow screens: nothing runs off the side.
   await page.setViewport({ width: 360, height: 740 });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than a 360px window`);
+  // Table headers stay on one line ("Board", not "Boar" over "d").
+  const tall = await page.$$eval("#jobs", (b) => [...b[0].closest("table").querySelectorAll("th")]
+    .filter((th) => th.getClientRects()[0].height > 1.6 * parseFloat(getComputedStyle(th).fontSize) + 8)
+    .map((th) => th.textContent));
+  assert.deepEqual(tall, [], "headers broken over lines");
   await page.screenshot({ path: join(args.out, "web-page-narrow.png"), fullPage: true });
   assert.deepEqual(errors, [], "no script errors");
 }
