@@ -21,6 +21,7 @@
 #include "service/api/job_api.h"
 #include "service/api/solver_service.h"
 #include "service/api/token_book.h"
+#include "service/jobs/job_cleaner.h"
 #include "service/jobs/job_manager.h"
 #include "service/server/local_workers.h"
 #include "service/server/server_config.h"
@@ -56,6 +57,7 @@ class Server {
   std::unique_ptr<JobStore> store_;
   std::unique_ptr<TokenBook> tokens_;
   std::unique_ptr<JobManager> manager_;
+  std::unique_ptr<JobCleaner> cleaner_;  // with --retain-finished above 0
   std::unique_ptr<JobApi> api_;
   std::unique_ptr<SolverServiceImpl> solver_;
   std::unique_ptr<WorkerServiceImpl> workers_;

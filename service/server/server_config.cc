@@ -30,6 +30,8 @@ CLI::App* AddServerFlags(CLI::App& app, ServerConfig* c) {
   app.add_option("--worker-progress-ms", c->worker_progress_ms,
                  "local workers: how often running jobs report progress");
 
+  app.add_option("--retain-finished", c->retain_finished,
+                 "delete finished jobs once this long past their end (168h, 90m, 60s; 0: keep them all)");
   app.add_option("--max-queued", c->max_queued, "jobs waiting before SubmitJob answers RESOURCE_EXHAUSTED");
   app.add_option("--max-lost-attempts", c->max_lost_attempts, "a job fails once its worker vanished this many times");
   app.add_option("--lease-timeout-ms", c->lease_timeout_ms, "a worker silent this long loses its jobs");
@@ -88,6 +90,8 @@ absl::Status Validate(ServerConfig& c) {
   check(!c.listen.empty(), "--listen must name an address");
   check(c.local_workers >= -1, "--local-workers must be -1 (one per core), 0 or more");
   check(c.max_queued > 0, "--max-queued must be at least 1");
+  check(absl::ParseDuration(c.retain_finished, &c.retain) && c.retain >= absl::ZeroDuration(),
+        absl::StrCat("--retain-finished '", c.retain_finished, "' is not a duration such as 168h, 90m or 60s"));
   check(c.max_lost_attempts > 0, "--max-lost-attempts must be at least 1");
   check(c.lease_timeout_ms > 0, "--lease-timeout-ms must be more than 0");
   check(c.recovery_grace_ms >= 0 && c.drain_grace_ms >= 0,

@@ -33,6 +33,10 @@ struct ServerConfig {
   int64_t worker_progress_ms = 250;
 
   // Jobs and leases.
+  // Finished jobs older than this are deleted (absl duration: "168h",
+  // "90m", "60s"; "0": kept for ever). Validate sets `retain` from it.
+  std::string retain_finished = "168h";
+  absl::Duration retain = absl::Hours(168);
   int max_queued = 10000;
   int max_lost_attempts = 3;
   int64_t lease_timeout_ms = 10000;

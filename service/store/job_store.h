@@ -77,6 +77,11 @@ class JobStore {
 
   // Whether a write can commit now, waiting at most `wait` for it.
   virtual absl::Status CheckWritable(absl::Duration wait) = 0;
+
+  // Deletes finished jobs (done, failed, cancelled) that finished before
+  // `finished_before`, looking at most `limit` of the oldest submissions of
+  // each final state, in one transaction; returns how many it deleted.
+  virtual absl::StatusOr<int> PurgeFinished(absl::Time finished_before, int limit) = 0;
 };
 
 }  // namespace npuzzle

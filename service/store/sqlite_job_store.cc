@@ -445,4 +445,42 @@ absl::StatusOr<std::map<v1::JobState, int64_t>> SqliteJobStore::CountByState() {
   return counts;
 }
 
+absl::StatusOr<int> SqliteJobStore::PurgeFinished(absl::Time finished_before, int limit) {
+  absl::MutexLock lock(&write_mu_);
+  // Jobs finish in about the order they were submitted, so the oldest
+  // submissions of each final state (an index range: jobs_by_state) hold
+  // the ones to delete; a young one among them is kept for a later pass.
+  std::vector<int64_t> doomed;
+  for (v1::JobState state : {v1::JOB_STATE_DONE, v1::JOB_STATE_FAILED, v1::JOB_STATE_CANCELLED}) {
+    Statement oldest(writer_, "SELECT seq, job FROM jobs WHERE state = ? ORDER BY seq LIMIT ?");
+    if (!oldest.ok()) return SqliteError(writer_, "prepare purge");
+    oldest.Bind(1, static_cast<int64_t>(state));
+    oldest.Bind(2, static_cast<int64_t>(limit));
+    int rc;
+    while ((rc = oldest.Step()) == SQLITE_ROW) {
+      v1::Job job;
+      if (!oldest.ParseJob(1, &job)) return absl::DataLossError("job store: unreadable job row");
+      const absl::Time finished = absl::FromUnixSeconds(job.finish_time().seconds());
+      if (job.has_finish_time() && finished < finished_before) doomed.push_back(oldest.Int(0));
+    }
+    if (absl::Status s = EndOfRows(writer_, rc, "purge"); !s.ok()) return s;
+  }
+  if (doomed.empty()) return 0;
+  if (absl::Status s = Step(begin_, "begin"); !s.ok()) return s;
+  for (int64_t seq : doomed) {
+    Statement erase(writer_, "DELETE FROM jobs WHERE seq = ?");
+    erase.Bind(1, seq);
+    if (!erase.ok() || erase.Step() != SQLITE_DONE) {
+      absl::Status failed = SqliteError(writer_, "purge");
+      sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
+      return failed;
+    }
+  }
+  if (absl::Status s = Step(commit_, "commit"); !s.ok()) {
+    sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return s;
+  }
+  return static_cast<int>(doomed.size());
+}
+
 }  // namespace npuzzle

@@ -50,6 +50,7 @@ class SqliteJobStore final : public JobStore {
   // An empty write transaction, waiting at most `wait` for another
   // connection's lock.
   absl::Status CheckWritable(absl::Duration wait) override;
+  absl::StatusOr<int> PurgeFinished(absl::Time finished_before, int limit) override;
 
  private:
   SqliteJobStore(sqlite3* writer, sqlite3* reader) : writer_(writer), reader_(reader) {}

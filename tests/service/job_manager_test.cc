@@ -582,6 +582,10 @@ class FillableStore : public JobStore {
   }
   absl::StatusOr<std::map<v1::JobState, int64_t>> CountByState() override { return real_->CountByState(); }
   absl::Status CheckWritable(absl::Duration wait) override { return full_ ? Full() : real_->CheckWritable(wait); }
+  absl::StatusOr<int> PurgeFinished(absl::Time finished_before, int limit) override {
+    if (full_) return Full();
+    return real_->PurgeFinished(finished_before, limit);
+  }
 
  private:
   static absl::Status Full() { return absl::UnavailableError("job store: commit: database or disk is full"); }

@@ -291,6 +291,25 @@ TEST(Service, HealthIsNotServingWhileTheStoreCannotBeWritten) {
   EXPECT_THAT(c.process()->Log(), HasSubstr("the job store cannot be written"));
 }
 
+// With --retain-finished, a finished job is gone once that long past its
+// end (GetJob: NOT_FOUND), and a running one stays however old it gets.
+TEST(Service, FinishedJobsAreDeletedAfterTheRetention) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1, {"--retain-finished=1s"});
+  c.Start();
+  const std::string done = Submit(c.stub(), SpecFor("8 1 3 4 0 2 7 6 5"))->id();
+  ASSERT_TRUE(AwaitState(c.stub(), done, v1::JOB_STATE_DONE, absl::Seconds(10)).ok());
+  const std::string running = Submit(c.stub(), SpecFor(kKorf1, "blank-first", "idastar", "misplaced"))->id();
+  const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(10));
+  while (GetJob(c.stub(), done).ok() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(50));
+  EXPECT_EQ(GetJob(c.stub(), done).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(c.process()->Log(), HasSubstr("retention: deleted 1 jobs finished more than 1s ago"));
+  absl::SleepFor(absl::Seconds(2));
+  EXPECT_EQ(GetJob(c.stub(), running)->state(), v1::JOB_STATE_RUNNING);
+  v1::Job cancelled;
+  EXPECT_TRUE(Cancel(c.stub(), running, &cancelled).ok());
+}
+
 TEST(Service, KilledWorkersJobFinishesOnAnotherWorker) {
   testing::TempDir dir;
   Coordinator c(dir, 0);
