@@ -50,6 +50,11 @@ const std::vector<Command>& Table() {
        Watch},
       {"get", "show jobs as they are now", {ServerFlags, JobIdFlags, JsonFlag, StepsFlag}, nullptr, Get},
       {"cancel", "cancel jobs", {ServerFlags, JobIdFlags, JsonFlag}, nullptr, Cancel},
+      {"delete",
+       "delete finished jobs now (the server deletes them after its retention anyway)",
+       {ServerFlags, JobIdFlags},
+       nullptr,
+       Delete},
       {"list", "list jobs, newest first", {ServerFlags, ListFlags, LabelFilterFlag, JsonFlag}, nullptr, List},
   };
   return *table;

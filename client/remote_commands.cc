@@ -376,6 +376,24 @@ int Cancel(const Invocation& in, Remote& at) {
       /*show_final=*/false);
 }
 
+int Delete(const Invocation& in, Remote& at) {
+  if (in.job_ids.empty()) return Usage(at, "give the job: its id as an argument, or --job ID");
+  int worst = kExitAnswer;
+  for (const std::string& id : in.job_ids) {
+    v1::DeleteJobRequest request;
+    request.set_job_id(id);
+    v1::DeleteJobResponse response;
+    auto context = Context(kCallDeadline);
+    const grpc::Status s = at.stub().DeleteJob(context.get(), request, &response);
+    if (!s.ok()) {
+      worst = std::max(worst, at.Fail(s));
+      continue;
+    }
+    std::cout << id << " deleted\n";
+  }
+  return worst;
+}
+
 int List(const Invocation& in, Remote& at) {
   v1::ListJobsRequest request;
   for (const std::string& name : in.states) {

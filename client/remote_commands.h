@@ -45,6 +45,7 @@ int Submit(const Invocation& in, Remote& at);
 int Watch(const Invocation& in, Remote& at);
 int Get(const Invocation& in, Remote& at);
 int Cancel(const Invocation& in, Remote& at);
+int Delete(const Invocation& in, Remote& at);
 int List(const Invocation& in, Remote& at);
 
 }  // namespace npuzzle

@@ -189,6 +189,13 @@ MHD_Result Answer(HttpApiServer* server, MHD_Connection* connection, const Route
       request.set_job_id(routed.job_id);
       return QueueMessage(connection, api->Get(*tenant, request));
     }
+    case Route::kDelete: {
+      v1::DeleteJobRequest request;
+      request.set_job_id(routed.job_id);
+      const absl::Status deleted = api->Delete(*tenant, request);
+      if (!deleted.ok()) return QueueError(connection, deleted);
+      return QueueMessage(connection, absl::StatusOr<v1::DeleteJobResponse>(v1::DeleteJobResponse()));
+    }
     case Route::kCancel: {
       v1::CancelJobRequest request;
       request.set_job_id(routed.job_id);

@@ -45,7 +45,9 @@ RoutedRequest RouteOf(absl::string_view method, absl::string_view path) {
   if (absl::ConsumeSuffix(&rest, ":watch")) return Only(method, "GET", Route::kWatch, std::string(rest));
   if (absl::ConsumeSuffix(&rest, ":cancel")) return Only(method, "POST", Route::kCancel, std::string(rest));
   if (absl::StrContains(rest, ':') || absl::StrContains(rest, '/')) return {};
-  return Only(method, "GET", Route::kGet, std::string(rest));
+  if (method == "DELETE") return {Route::kDelete, std::string(rest), ""};
+  if (method == "GET" || method == "HEAD") return {Route::kGet, std::string(rest), ""};
+  return {Route::kMethodNotAllowed, "", "GET, DELETE"};
 }
 
 absl::StatusOr<v1::ListJobsRequest> ListRequestFromQuery(const Query& query) {

@@ -27,6 +27,7 @@ enum class Route {
   kGet,     // GET /v1/jobs/{id}
   kWatch,   // GET /v1/jobs/{id}:watch (events)
   kCancel,  // POST /v1/jobs/{id}:cancel
+  kDelete,  // DELETE /v1/jobs/{id}
 };
 
 struct RoutedRequest {

@@ -54,6 +54,10 @@ void JobApi::Cancel(const std::string& tenant, const v1::CancelJobRequest& reque
   if (!waiting.ok()) (*shared)(waiting);
 }
 
+absl::Status JobApi::Delete(const std::string& tenant, const v1::DeleteJobRequest& request) {
+  return manager_->Delete(request.job_id(), tenant);
+}
+
 absl::StatusOr<v1::ListJobsResponse> JobApi::List(const std::string& tenant, const v1::ListJobsRequest& request) {
   int64_t before = 0;
   const std::string& token = request.page_token();

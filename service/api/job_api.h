@@ -43,6 +43,7 @@ class JobApi {
   // short wait if it has not.
   void Cancel(const std::string& tenant, const v1::CancelJobRequest& request, JobReply reply);
   absl::StatusOr<v1::ListJobsResponse> List(const std::string& tenant, const v1::ListJobsRequest& request);
+  absl::Status Delete(const std::string& tenant, const v1::DeleteJobRequest& request);
 
  private:
   JobManager* const manager_;

@@ -206,6 +206,13 @@ grpc::ServerUnaryReactor* SolverServiceImpl::CancelJob(grpc::CallbackServerConte
   return answer;
 }
 
+grpc::ServerUnaryReactor* SolverServiceImpl::DeleteJob(grpc::CallbackServerContext* context,
+                                                       const v1::DeleteJobRequest* request, v1::DeleteJobResponse*) {
+  const absl::StatusOr<std::string> tenant = Caller(context);
+  if (!tenant.ok()) return Answer(context, tenant.status());
+  return Answer(context, api_->Delete(*tenant, *request));
+}
+
 grpc::ServerUnaryReactor* SolverServiceImpl::ListJobs(grpc::CallbackServerContext* context,
                                                       const v1::ListJobsRequest* request,
                                                       v1::ListJobsResponse* response) {

@@ -25,6 +25,8 @@ class SolverServiceImpl final : public v1::SolverService::CallbackService {
                                       v1::Job* response) override;
   grpc::ServerUnaryReactor* ListJobs(grpc::CallbackServerContext* context, const v1::ListJobsRequest* request,
                                      v1::ListJobsResponse* response) override;
+  grpc::ServerUnaryReactor* DeleteJob(grpc::CallbackServerContext* context, const v1::DeleteJobRequest* request,
+                                      v1::DeleteJobResponse* response) override;
 
  private:
   absl::StatusOr<std::string> Caller(grpc::CallbackServerContext* context);

@@ -188,6 +188,18 @@ absl::StatusOr<v1::Job> JobManager::Get(const std::string& id, const std::string
   return job;
 }
 
+absl::Status JobManager::Delete(const std::string& id, const std::string& tenant) {
+  if (absl::StatusOr<v1::Job> own = Get(id, tenant); !own.ok()) return own.status();
+  {
+    Locked lock(this);
+    if (lifecycle_.Find(id) != nullptr) {
+      return absl::FailedPreconditionError(absl::StrCat("job ", id, " has not finished: cancel it first"));
+    }
+  }
+  // Not in memory, so final in the store: the store checks again.
+  return store_->DeleteFinished(id);
+}
+
 absl::StatusOr<v1::Job> JobManager::Cancel(const std::string& id, const std::string& tenant) {
   // A job's tenant never changes, so asking first is as good as asking
   // under the lock.

@@ -88,6 +88,9 @@ class JobManager {
   // one is asked to stop and is returned still running (WhenFinished tells
   // when it has stopped).
   absl::StatusOr<v1::Job> Cancel(const std::string& id, const std::string& tenant = "");
+  // A finished job of the tenant's, deleted. FailedPrecondition while it
+  // is queued or running (or its end is still being stored).
+  absl::Status Delete(const std::string& id, const std::string& tenant = "");
   // Calls `done` with the job once it has finished, or as it stands after
   // `timeout`; at once for finished jobs. NotFound for unknown ids.
   absl::Status WhenFinished(const std::string& id, absl::Duration timeout, std::function<void(const v1::Job&)> done);

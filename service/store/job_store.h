@@ -82,6 +82,10 @@ class JobStore {
   // `finished_before`, looking at most `limit` of the oldest submissions of
   // each final state, in one transaction; returns how many it deleted.
   virtual absl::StatusOr<int> PurgeFinished(absl::Time finished_before, int limit) = 0;
+
+  // Deletes the job if it has finished: NotFound if there is none, and
+  // FailedPrecondition if it is queued or running.
+  virtual absl::Status DeleteFinished(const std::string& id) = 0;
 };
 
 }  // namespace npuzzle

@@ -483,4 +483,20 @@ absl::StatusOr<int> SqliteJobStore::PurgeFinished(absl::Time finished_before, in
   return static_cast<int>(doomed.size());
 }
 
+absl::Status SqliteJobStore::DeleteFinished(const std::string& id) {
+  absl::MutexLock lock(&write_mu_);
+  Statement erase(writer_, absl::StrCat("DELETE FROM jobs WHERE id = ? AND state IN (", v1::JOB_STATE_DONE, ", ",
+                                        v1::JOB_STATE_FAILED, ", ", v1::JOB_STATE_CANCELLED, ")"));
+  if (!erase.ok()) return SqliteError(writer_, "prepare delete");
+  erase.Bind(1, id);
+  if (erase.Step() != SQLITE_DONE) return SqliteError(writer_, "delete");
+  if (sqlite3_changes(writer_) == 1) return absl::OkStatus();
+  Statement find(writer_, "SELECT 1 FROM jobs WHERE id = ?");
+  find.Bind(1, id);
+  if (find.Step() == SQLITE_ROW) {
+    return absl::FailedPreconditionError(absl::StrCat("job ", ShownId(id), " has not finished: cancel it first"));
+  }
+  return NoSuchJob(id);
+}
+
 }  // namespace npuzzle

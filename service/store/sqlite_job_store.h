@@ -51,6 +51,7 @@ class SqliteJobStore final : public JobStore {
   // connection's lock.
   absl::Status CheckWritable(absl::Duration wait) override;
   absl::StatusOr<int> PurgeFinished(absl::Time finished_before, int limit) override;
+  absl::Status DeleteFinished(const std::string& id) override;
 
  private:
   SqliteJobStore(sqlite3* writer, sqlite3* reader) : writer_(writer), reader_(reader) {}

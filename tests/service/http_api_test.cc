@@ -54,6 +54,7 @@ TEST(HttpMapping, RoutesEveryCall) {
            {"GET", "/v1/jobs/job-1", Route::kGet, "job-1"},
            {"GET", "/v1/jobs/job-1:watch", Route::kWatch, "job-1"},
            {"POST", "/v1/jobs/job-1:cancel", Route::kCancel, "job-1"},
+           {"DELETE", "/v1/jobs/job-1", Route::kDelete, "job-1"},
            {"GET", "/v1/jobs/", Route::kNotFound, ""},
            {"GET", "/v1/jobs/a/b", Route::kNotFound, ""},
            {"GET", "/v1/jobs/a:frobnicate", Route::kNotFound, ""},
@@ -69,7 +70,7 @@ TEST(HttpMapping, RoutesEveryCall) {
 TEST(HttpMapping, AWrongMethodNamesTheRightOnes) {
   EXPECT_EQ(RouteOf("DELETE", "/v1/jobs").allow, "GET, POST");
   EXPECT_EQ(RouteOf("GET", "/v1/jobs/x:cancel").allow, "POST");
-  EXPECT_EQ(RouteOf("POST", "/v1/jobs/x").allow, "GET");
+  EXPECT_EQ(RouteOf("POST", "/v1/jobs/x").allow, "GET, DELETE");
   EXPECT_EQ(RouteOf("POST", "/v1/jobs/x:watch").route, Route::kMethodNotAllowed);
   EXPECT_EQ(RouteOf("PUT", "/").route, Route::kMethodNotAllowed);
 }
@@ -302,6 +303,13 @@ TEST_F(HttpApi, SubmitWatchGetListAndTheMovesReplay) {
   EXPECT_EQ(listed.jobs_size(), 0);
   ASSERT_TRUE(FromJson(Call(c, "GET", "/v1/jobs?state=running").body, &listed).ok());
   EXPECT_EQ(listed.jobs_size(), 0);
+
+  // Deleted, it is gone from every call.
+  const HttpResponse deleted = Call(c, "DELETE", "/v1/jobs/" + job.id());
+  EXPECT_EQ(deleted.code, 200) << deleted.body;
+  EXPECT_EQ(Call(c, "GET", "/v1/jobs/" + job.id()).code, 404);
+  EXPECT_EQ(Call(c, "DELETE", "/v1/jobs/" + job.id()).code, 404);
+  EXPECT_EQ(testing::GetJob(c.stub(), job.id()).status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST_F(HttpApi, SolveStreamsTheNewJob) {
@@ -364,9 +372,10 @@ TEST_F(HttpApi, ErrorsAreTheGrpcOnesWithHttpCodes) {
   EXPECT_TRUE(absl::StrContains(ErrorOf(Call(c, "POST", "/v1/jobs", "not json"))["message"].get<std::string>(),
                                 "not a SubmitJobRequest in JSON"));
 
-  const HttpResponse wrong = Call(c, "DELETE", "/v1/jobs/job-x");
+  const HttpResponse wrong = Call(c, "PUT", "/v1/jobs/job-x");
   EXPECT_EQ(wrong.code, 405);
-  EXPECT_TRUE(absl::StrContains(wrong.headers, "Allow: GET")) << wrong.headers;
+  EXPECT_TRUE(absl::StrContains(wrong.headers, "Allow: GET, DELETE")) << wrong.headers;
+  EXPECT_EQ(Call(c, "DELETE", "/v1/jobs/job-x").code, 404);
   EXPECT_EQ(Call(c, "GET", "/v1/nothing").code, 404);
 
   const HttpResponse huge =

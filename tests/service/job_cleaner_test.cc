@@ -41,8 +41,8 @@ TEST_F(JobCleanerTest, DeletesOnlyFinishedJobsPastTheRetentionInBatches) {
     for (int k = 0; k < 5; ++k) Add(next++, final, absl::Hours(2));  // 0-4, 5-9, 10-14: old
   }
   Add(next++, v1::JOB_STATE_DONE, absl::Minutes(10));  // 15: recent
-  Add(next++, v1::JOB_STATE_QUEUED);                    // 16
-  Add(next++, v1::JOB_STATE_RUNNING);                   // 17
+  Add(next++, v1::JOB_STATE_QUEUED);                   // 16
+  Add(next++, v1::JOB_STATE_RUNNING);                  // 17
   JobCleaner cleaner(store_.get(), {.retain = absl::Hours(1), .batch = 2});
   absl::StatusOr<int> deleted = cleaner.RunOnce(absl::Now());
   ASSERT_TRUE(deleted.ok()) << deleted.status();

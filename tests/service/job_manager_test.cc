@@ -586,6 +586,7 @@ class FillableStore : public JobStore {
     if (full_) return Full();
     return real_->PurgeFinished(finished_before, limit);
   }
+  absl::Status DeleteFinished(const std::string& id) override { return full_ ? Full() : real_->DeleteFinished(id); }
 
  private:
   static absl::Status Full() { return absl::UnavailableError("job store: commit: database or disk is full"); }
@@ -633,6 +634,22 @@ TEST_F(JobManagerTest, AFullDiskPausesAssignmentsWithoutUsingUpAttempts) {
   ASSERT_FALSE(sent.empty());
   EXPECT_EQ(sent.back().attempt(), Get(id).attempt());
   manager_.reset();  // before the store it writes to
+}
+
+// Only a finished job of the caller's may be deleted; a running one is
+// refused (cancel it first), and another tenant's is NOT_FOUND.
+TEST_F(JobManagerTest, DeleteTakesOnlyTheCallersFinishedJobs) {
+  auto link = Connect("w1");
+  const std::string id = manager_->Submit(Spec(), "alice")->id();
+  ASSERT_EQ(Get(id, "alice").state(), v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(manager_->Delete(id, "alice").code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(manager_->Delete(id, "alice").message(), HasSubstr("has not finished: cancel it first"));
+  Receive(link.get(), Finished(link->Assignments().back(), "solved"));
+  ASSERT_EQ(Get(id, "alice").state(), v1::JOB_STATE_DONE);
+  EXPECT_EQ(manager_->Delete(id, "bob").code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(manager_->Delete(id, "alice").ok());
+  EXPECT_EQ(manager_->Get(id, "alice").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(manager_->Delete(id, "alice").code(), absl::StatusCode::kNotFound);
 }
 
 TEST_F(JobManagerTest, ReleasedJobsGoBackWithoutPenalty) {

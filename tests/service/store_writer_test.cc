@@ -41,6 +41,7 @@ class RecordingStore : public JobStore {
   }
   absl::StatusOr<v1::Job> Get(const std::string&) override { return absl::UnimplementedError(""); }
   absl::StatusOr<int> PurgeFinished(absl::Time, int) override { return absl::UnimplementedError(""); }
+  absl::Status DeleteFinished(const std::string&) override { return absl::UnimplementedError(""); }
   absl::StatusOr<std::vector<Row>> Unfinished() override { return std::vector<Row>{}; }
   absl::StatusOr<Page> List(const std::string&, const std::vector<v1::JobState>&,
                             const std::map<std::string, std::string>&, int, int64_t) override {
