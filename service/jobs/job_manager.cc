@@ -11,6 +11,7 @@
 #include "jobspec/job_state.h"
 #include "jobspec/spec_bounds.h"
 #include "service/jobs/admission.h"
+#include "service/jobs/best_answer.h"
 #include "service/workers/worker_messages.h"
 
 namespace npuzzle {
@@ -349,20 +350,11 @@ void JobManager::Received(WorkerLink* link, const v1::WorkerMessage& m) {
 void JobManager::Progress(const Worker& w, const v1::JobProgress& p) {
   if (p.unit_id() != 0) return splits_.Progress(w, p);
   if (JobRecord* r = scheduler_.Assigned(w, p.job_id(), p.attempt())) {
-    // An anytime job's best answer and bound are the stored ones where those
-    // are better: a worker's progress is a snapshot that can be older than
-    // the checkpoint it sent just before, and watchers must never see the
-    // answer lengthen or the bound fall.
     v1::Progress progress = p.progress();
-    const v1::Checkpoint& best = r->job.checkpoint();
-    const int stored_length = static_cast<int>(best.best_moves().size());
-    if (stored_length > 0 && (progress.best_length() == 0 || stored_length < progress.best_length())) {
-      progress.set_best_length(stored_length);
-    }
-    progress.set_lower_bound(std::max(progress.lower_bound(), best.lower_bound()));
+    WithStoredBest(r->job.checkpoint(), &progress);
     r->node_rate = progress.nodes_per_second();
     events_.Progress(r->job.id(), progress);
-    progress.set_best_moves(best.best_moves());
+    progress.set_best_moves(r->job.checkpoint().best_moves());
     *r->job.mutable_progress() = std::move(progress);
   }
 }
@@ -380,19 +372,15 @@ void JobManager::Checkpoint(const Worker& w, const v1::JobCheckpoint& m) {
     lifecycle_.Record(*r);
     return;
   }
-  const bool shorter = !incoming.best_moves().empty() &&
-                       (stored.best_moves().empty() || incoming.best_moves().size() < stored.best_moves().size());
-  const bool higher = incoming.lower_bound() > stored.lower_bound();
-  if (!shorter && !higher) return;
-  if (shorter) stored.set_best_moves(incoming.best_moves());
-  if (higher) stored.set_lower_bound(incoming.lower_bound());
+  const Improvement improved = MergeBest(incoming, &stored);
+  if (!improved.any()) return;
   lifecycle_.Record(*r);
   v1::Progress* progress = r->job.mutable_progress();
   progress->set_best_length(static_cast<int32_t>(stored.best_moves().size()));
   progress->set_lower_bound(stored.lower_bound());
   progress->set_best_moves(stored.best_moves());
   v1::Progress event = *progress;
-  if (!shorter) event.clear_best_moves();
+  if (!improved.shorter) event.clear_best_moves();
   events_.Progress(r->job.id(), event);
 }
 
