@@ -288,7 +288,10 @@ int SolveOnServer(const Invocation& in, Remote& at) {
       if (in.detach) {
         std::cerr << "\nnpuzzle solve: " << job.id() << " goes on running; npuzzle watch " << job.id()
                   << " follows it again\n";
-        std::exit(kExitNoAnswer);
+        // From this thread, with gRPC's running: no static destructors.
+        std::cout.flush();
+        std::cerr.flush();
+        std::_Exit(kExitNoAnswer);
       }
       std::cerr << "\nnpuzzle solve: Ctrl-C: cancelling " << job.id() << " (--detach leaves a job running)\n";
       v1::CancelJobRequest cancel;

@@ -285,8 +285,8 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
   result.stats.nodes_per_second =
       static_cast<double>(result.stats.generated) / std::max(1e-9, absl::ToDoubleSeconds(result.stats.elapsed));
   if (prove_only) {
-    result.chosen = absl::StrCat("idastar with linear-conflict on all ", threads, " threads: a board of at most ",
-                                 kProvenCells, " cells is proven quickly");
+    result.chosen = absl::StrCat("idastar with linear-conflict on ", threads, threads == 1 ? " thread" : " threads",
+                                 ": a board of at most ", kProvenCells, " cells is proven quickly");
   } else {
     result.chosen = absl::StrCat("anytime: a first answer by lines, then beams up to width ", counts.width.load(),
                                  " over Manhattan distance and linear conflicts; the bound from ",

@@ -6,8 +6,8 @@ namespace npuzzle {
 
 Improvement MergeBest(const v1::Checkpoint& incoming, v1::Checkpoint* stored) {
   Improvement improved;
-  improved.shorter = !incoming.best_moves().empty() && (stored->best_moves().empty() ||
-                                                        incoming.best_moves().size() < stored->best_moves().size());
+  improved.shorter = !incoming.best_moves().empty() &&
+                     (stored->best_moves().empty() || incoming.best_moves().size() < stored->best_moves().size());
   improved.higher = incoming.lower_bound() > stored->lower_bound();
   if (improved.shorter) stored->set_best_moves(incoming.best_moves());
   if (improved.higher) stored->set_lower_bound(incoming.lower_bound());
