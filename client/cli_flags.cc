@@ -95,6 +95,9 @@ void JobSpecFlags(CLI::App& c, Invocation& in) {
   c.add_option("--request-id", in.request_id, "idempotency key: the same key names the same job");
   c.add_option("--max-workers", in.max_workers,
                "spread an idastar or iddfs job over up to this many workers (0 or 1: one worker)");
+  c.add_option("--retain", in.retain,
+               "delete the job this long after it ends, e.g. 10m or 24h (default and ceiling: the server's "
+               "--retain-finished)");
 }
 
 void JobIdFlags(CLI::App& c, Invocation& in) {

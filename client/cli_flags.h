@@ -53,6 +53,7 @@ struct Invocation {
   int max_workers = 0;
   std::vector<std::string> labels;
   std::string request_id;
+  std::string retain;                // a duration; empty: the server's retention
   std::vector<std::string> job_ids;  // --job and arguments
   std::vector<std::string> states;
   int page_size = 50;
@@ -75,7 +76,7 @@ void LimitFlags(CLI::App& command, Invocation& in);       // --max-nodes, --max-
 void TableFlags(CLI::App& command, Invocation& in);       // --pdb-cache-mb, --pdb-mirror, --data-dir
 void GenerateFlags(CLI::App& command, Invocation& in);    // --count, --walk, --seed
 void ServerFlags(CLI::App& command, Invocation& in);      // --server, --tls-ca, --tls-server-name, --token
-void JobSpecFlags(CLI::App& command, Invocation& in);     // --priority, --label, --request-id, --max-workers
+void JobSpecFlags(CLI::App& command, Invocation& in);     // --priority, --label, --request-id, --max-workers, --retain
 void JobIdFlags(CLI::App& command, Invocation& in);       // --job ID, and IDs as arguments
 void LabelFilterFlag(CLI::App& command, Invocation& in);  // --label (a filter)
 void ListFlags(CLI::App& command, Invocation& in);        // --state, --page-size, --page-token

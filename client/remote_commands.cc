@@ -147,6 +147,11 @@ absl::StatusOr<std::vector<v1::JobSpec>> SpecsOf(const Invocation& in) {
   if (!base.ok()) return base.status();
   absl::StatusOr<std::map<std::string, std::string>> labels = Labels(in);
   if (!labels.ok()) return labels.status();
+  absl::Duration retain;
+  if (!in.retain.empty() && (!absl::ParseDuration(in.retain, &retain) || retain < absl::Seconds(1))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--retain '", in.retain, "' is not a duration of a second or more, such as 90s, 10m or 24h"));
+  }
   std::vector<v1::JobSpec> specs;
   for (const Problem& p : *problems) {
     SolveRequest r = *base;
@@ -155,6 +160,7 @@ absl::StatusOr<std::vector<v1::JobSpec>> SpecsOf(const Invocation& in) {
     v1::JobSpec spec = SpecFromRequest(r);
     spec.set_priority(in.priority);
     spec.set_max_workers(in.max_workers);
+    if (!in.retain.empty()) spec.set_retain_seconds(absl::ToInt64Seconds(retain));
     spec.mutable_labels()->insert(labels->begin(), labels->end());
     if (!in.request_id.empty()) {
       spec.set_request_id(problems->size() == 1 ? in.request_id : absl::StrCat(in.request_id, "-", specs.size()));
@@ -407,12 +413,21 @@ int List(const Invocation& in, Remote& at) {
   absl::StatusOr<std::map<std::string, std::string>> labels = Labels(in);
   if (!labels.ok()) return Usage(at, labels.status().message());
   request.mutable_labels()->insert(labels->begin(), labels->end());
-  request.set_page_size(in.page_size);
   request.set_page_token(in.page_token);
+  // The service may answer a filtered listing in short pages (it bounds its
+  // work per call); a page here is as many jobs as asked for, or the end.
+  const int wanted = in.page_size;
   v1::ListJobsResponse response;
-  auto context = Context(kCallDeadline);
-  const grpc::Status s = at.stub().ListJobs(context.get(), request, &response);
-  if (!s.ok()) return at.Fail(s);
+  do {
+    request.set_page_size(wanted - response.jobs_size());
+    v1::ListJobsResponse page;
+    auto context = Context(kCallDeadline);
+    const grpc::Status s = at.stub().ListJobs(context.get(), request, &page);
+    if (!s.ok()) return at.Fail(s);
+    for (v1::Job& job : *page.mutable_jobs()) *response.add_jobs() = std::move(job);
+    response.set_next_page_token(page.next_page_token());
+    request.set_page_token(page.next_page_token());
+  } while (response.jobs_size() < wanted && !request.page_token().empty());
   if (in.json) {
     std::cout << Json(response) << "\n";
   } else {

@@ -68,6 +68,10 @@ absl::Status CheckSpecBounds(const v1::JobSpec& spec) {
     return absl::InvalidArgumentError(
         absl::StrCat("priority ", spec.priority(), " is out of range (-", kMaxPriority, " to ", kMaxPriority, ")"));
   }
+  if (spec.retain_seconds() < 0 || spec.retain_seconds() > kMaxRetainSeconds) {
+    return absl::InvalidArgumentError(absl::StrCat("retain_seconds ", spec.retain_seconds(), " is out of range (0 to ",
+                                                   kMaxRetainSeconds, ", 10 years)"));
+  }
   return absl::OkStatus();
 }
 

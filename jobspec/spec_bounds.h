@@ -1,5 +1,5 @@
 // The bounds on everything a client sends beyond the puzzle itself: labels,
-// request ids, priorities, job ids and page tokens. Each violation is
+// request ids, priorities, retention, job ids and page tokens. Each violation is
 // INVALID_ARGUMENT naming the field and the bound, and an oversized value
 // is never echoed back (a 100 KB id in an error turns NOT_FOUND into a
 // metadata-size failure).
@@ -21,11 +21,12 @@ inline constexpr size_t kMaxLabelKeyBytes = 63;
 inline constexpr size_t kMaxLabelValueBytes = 255;
 inline constexpr size_t kMaxRequestIdBytes = 128;
 inline constexpr size_t kMaxJobIdBytes = 64;
-inline constexpr size_t kMaxPageTokenBytes = 32;
+inline constexpr size_t kMaxPageTokenBytes = 64;
+inline constexpr int64_t kMaxRetainSeconds = int64_t{10} * 366 * 24 * 3600;
 // Priorities are negated for the queue's order: this keeps that exact.
 inline constexpr int32_t kMaxPriority = 1000000000;
 
-// Labels, request id and priority of a submitted spec.
+// Labels, request id, priority and retention of a submitted spec.
 absl::Status CheckSpecBounds(const v1::JobSpec& spec);
 
 // Label filters of ListJobs, under the same rules as labels.

@@ -330,11 +330,23 @@ func run(o *options, command string, args []string) (int, error) {
 		if err := parse(fs, args); err != nil {
 			return 2, err
 		}
-		response, err := client.ListJobs(unary, &pb.ListJobsRequest{States: s, Labels: l, PageSize: int32(*pageSize)})
-		if err != nil {
-			return 2, err
+		// A filtered listing may come back in short pages: page on until
+		// there are page-size jobs or no more.
+		var jobs []*pb.Job
+		request := &pb.ListJobsRequest{States: s, Labels: l}
+		for {
+			request.PageSize = int32(*pageSize - len(jobs))
+			response, err := client.ListJobs(unary, request)
+			if err != nil {
+				return 2, err
+			}
+			jobs = append(jobs, response.Jobs...)
+			request.PageToken = response.NextPageToken
+			if request.PageToken == "" || len(jobs) >= *pageSize {
+				break
+			}
 		}
-		for _, job := range response.Jobs {
+		for _, job := range jobs {
 			if o.json {
 				printJSON(job)
 			} else {

@@ -216,10 +216,19 @@ async function run(args, command, rest) {
           }
           return name;
         });
-        const response = await unary(client, "ListJobs", {
-          states, labels: labels(args.label), page_size: Number(number(args, "page-size")),
-        }, metadata);
-        for (const job of response.jobs || []) {
+        // A filtered listing may come back in short pages: page on until
+        // there are page-size jobs or no more.
+        const wanted = Number(number(args, "page-size"));
+        const jobs = [];
+        let pageToken = "";
+        do {
+          const response = await unary(client, "ListJobs", {
+            states, labels: labels(args.label), page_size: wanted - jobs.length, page_token: pageToken,
+          }, metadata);
+          jobs.push(...(response.jobs || []));
+          pageToken = response.next_page_token || "";
+        } while (pageToken !== "" && jobs.length < wanted);
+        for (const job of jobs) {
           console.log(args.json ? JSON.stringify(job) : `${job.id} ${stateName(job.state)} ${(job.result || {}).status || ""}`);
         }
         return 0;

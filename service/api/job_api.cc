@@ -64,8 +64,10 @@ absl::StatusOr<v1::ListJobsResponse> JobApi::List(const std::string& tenant, con
   if (token.size() > kMaxPageTokenBytes) {
     return absl::InvalidArgumentError("page_token is not one this service gave (too long)");
   }
-  if (!token.empty() && (!absl::SimpleAtoi(token, &before) || before <= 0)) {
-    return absl::InvalidArgumentError(absl::StrCat("page_token '", token, "' is not one this service gave"));
+  if (!token.empty()) {
+    absl::StatusOr<int64_t> position = page_tokens_.Open(tenant, token);
+    if (!position.ok()) return position.status();
+    before = *position;
   }
   if (request.page_size() < 0 || request.page_size() > kMaxPageSize) {
     return absl::InvalidArgumentError(absl::StrCat("page_size must be between 0 and ", kMaxPageSize));
@@ -78,7 +80,7 @@ absl::StatusOr<v1::ListJobsResponse> JobApi::List(const std::string& tenant, con
   if (!page.ok()) return page.status();
   v1::ListJobsResponse response;
   for (v1::Job& job : page->jobs) *response.add_jobs() = std::move(job);
-  if (page->next_before != 0) response.set_next_page_token(absl::StrCat(page->next_before));
+  if (page->next_before != 0) response.set_next_page_token(page_tokens_.Seal(tenant, page->next_before));
   return response;
 }
 

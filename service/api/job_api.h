@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "npuzzle/v1/solver.pb.h"
+#include "service/api/page_token.h"
 #include "service/api/token_book.h"
 #include "service/jobs/job_manager.h"
 #include "service/jobs/job_watch.h"
@@ -27,7 +28,9 @@ class JobApi {
   using WatchReply = std::function<void(absl::StatusOr<std::shared_ptr<JobWatch>>)>;
 
   // `tokens` null: no authentication, every caller is the unnamed tenant.
-  JobApi(JobManager* manager, TokenBook* tokens) : manager_(manager), tokens_(tokens) {}
+  // `store_secret` keys the page tokens (JobStore::Secret).
+  JobApi(JobManager* manager, TokenBook* tokens, const std::string& store_secret)
+      : manager_(manager), tokens_(tokens), page_tokens_(store_secret) {}
 
   // The tenant an "authorization" value ("Bearer TOKEN"; null: none was
   // sent) names, or UNAUTHENTICATED saying what is wrong.
@@ -48,6 +51,7 @@ class JobApi {
  private:
   JobManager* const manager_;
   TokenBook* const tokens_;
+  const PageTokens page_tokens_;
 };
 
 }  // namespace npuzzle

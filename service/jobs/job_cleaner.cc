@@ -16,7 +16,11 @@ JobCleaner::~JobCleaner() {
 }
 
 void JobCleaner::Start(std::function<void(int)> purged) {
-  const absl::Duration interval = std::clamp(options_.retain / 2, absl::Milliseconds(100), absl::Minutes(1));
+  // A job outlives its retention by at most half of it, or a second. A
+  // pass that finds nothing is two empty index ranges and writes nothing.
+  const absl::Duration interval = options_.retain > absl::ZeroDuration()
+                                      ? std::clamp(options_.retain / 2, absl::Milliseconds(100), absl::Seconds(1))
+                                      : absl::Seconds(1);
   thread_ = std::thread([this, interval, purged = std::move(purged)] {
     absl::Status last = absl::OkStatus();
     while (!stop_.WaitForNotificationWithTimeout(interval)) {
@@ -32,7 +36,7 @@ void JobCleaner::Start(std::function<void(int)> purged) {
 absl::StatusOr<int> JobCleaner::RunOnce(absl::Time now) {
   int total = 0;
   for (;;) {
-    absl::StatusOr<int> deleted = store_->PurgeFinished(now - options_.retain, options_.batch);
+    absl::StatusOr<int> deleted = store_->PurgeFinished(now, options_.retain, options_.batch);
     if (!deleted.ok()) return deleted.status();
     total += *deleted;
     if (*deleted < options_.batch || stop_.HasBeenNotified()) return total;

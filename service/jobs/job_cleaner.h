@@ -1,5 +1,5 @@
 // Retention: deletes finished jobs once they are older than the server's
-// --retain-finished, so that a service that runs for months keeps a store
+// --retain-finished or their own retain_seconds, so that a service that runs for months keeps a store
 // of bounded size. A small service of its own, off the submit path: it
 // talks to the store alone, on its own thread, a bounded batch a
 // transaction, so a submit waits for at most one batch behind it. Queued
@@ -20,14 +20,14 @@ namespace npuzzle {
 class JobCleaner {
  public:
   struct Options {
-    absl::Duration retain;  // finished longer ago than this: deleted
-    int batch = 500;        // rows looked at per final state and transaction
+    absl::Duration retain;  // finished longer ago than this: deleted (0: kept, unless their own retain ends)
+    int batch = 500;        // rows deleted per transaction
   };
 
   JobCleaner(JobStore* store, Options options);
   ~JobCleaner();  // stops the thread, if started
 
-  // Passes every half retention (between 100 ms and a minute) until
+  // Passes every half retention (between 100 ms and 1 s) until
   // destroyed; `purged` hears of each pass that deleted something.
   void Start(std::function<void(int)> purged);
 

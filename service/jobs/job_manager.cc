@@ -26,6 +26,7 @@ JobManager::JobManager(JobStore* store, ManagerOptions options)
     : store_(store),
       options_(std::move(options)),
       metrics_({.jobs_by_state = [store] { return store->CountByState(); },
+                .store_usage = [store] { return store->DiskUsage(); },
                 .counts = [this] { return Counts(); },
                 .workers = [this] { return WorkerSamples(); },
                 .tenants = [this] { return TenantSamples(); }}),
@@ -496,6 +497,7 @@ absl::Status JobManager::CheckInvariants() {
 }
 
 std::vector<TenantGauges> JobManager::TenantSamples() {
+  if (!options_.metrics_per_tenant) return {};
   absl::MutexLock lock(&mu_);
   std::map<std::string, TenantGauges> by_tenant;
   for (const auto& [tenant, queued] : lifecycle_.queue().QueuedByTenant()) {

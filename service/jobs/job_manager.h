@@ -62,6 +62,10 @@ struct ManagerOptions {
   // Each tenant's quota (unset: none). Called under the manager's lock,
   // so it must not call back into the manager.
   std::function<TenantQuota(const std::string& tenant)> quota_of;
+  // Whether /metrics shows each tenant's jobs under its name. Off by
+  // default: the endpoint needs no token, and tenant names are the
+  // operator's business.
+  bool metrics_per_tenant = false;
 };
 
 class JobManager {

@@ -52,6 +52,15 @@ ManagerMetrics::ManagerMetrics(Sources sources) : sources_(std::move(sources)) {
     }
     return samples;
   });
+  m.AddCollectedGauge("npuzzle_store_bytes", "the job store's size on disk, and how much of it is free for reuse",
+                      [this] {
+                        std::vector<Sample> samples;
+                        absl::StatusOr<JobStore::Usage> usage = sources_.store_usage();
+                        if (!usage.ok()) return samples;
+                        samples.push_back({{{"space", "total"}}, static_cast<double>(usage->bytes)});
+                        samples.push_back({{{"space", "free"}}, static_cast<double>(usage->free_bytes)});
+                        return samples;
+                      });
   m.AddCollectedGauge("npuzzle_queue_depth", "jobs waiting for a worker", [this] {
     return std::vector<Sample>{{{}, static_cast<double>(sources_.counts().queued)}};
   });

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "common/metrics.h"
 #include "npuzzle/v1/solver.pb.h"
+#include "service/store/job_store.h"
 
 namespace npuzzle {
 
@@ -43,6 +44,7 @@ class ManagerMetrics {
  public:
   struct Sources {
     std::function<absl::StatusOr<std::map<v1::JobState, int64_t>>()> jobs_by_state;
+    std::function<absl::StatusOr<JobStore::Usage>()> store_usage;
     std::function<ManagerCounts()> counts;
     std::function<std::vector<WorkerGauges>()> workers;
     std::function<std::vector<TenantGauges>()> tenants;

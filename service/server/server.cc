@@ -59,13 +59,10 @@ absl::Status Server::Start() {
   };
   manager_ = std::make_unique<JobManager>(store_.get(), std::move(options));
   if (absl::Status s = manager_->Start(); !s.ok()) return s;
-  if (config_.retain > absl::ZeroDuration()) {
-    cleaner_ = std::make_unique<JobCleaner>(store_.get(), JobCleaner::Options{.retain = config_.retain});
-    cleaner_->Start([retain = config_.retain_finished](int deleted) {
-      Log(absl::StrCat("retention: deleted ", deleted, " jobs finished more than ", retain, " ago"));
-    });
-  }
-  api_ = std::make_unique<JobApi>(manager_.get(), tokens_.get());
+  cleaner_ = std::make_unique<JobCleaner>(store_.get(), JobCleaner::Options{.retain = config_.retain});
+  cleaner_->Start(
+      [](int deleted) { Log(absl::StrCat("retention: deleted ", deleted, " finished jobs past their retention")); });
+  api_ = std::make_unique<JobApi>(manager_.get(), tokens_.get(), store_->Secret());
   if (absl::Status s = Listen(); !s.ok()) return s;
   if (absl::Status s = ServeHttpAndMetrics(); !s.ok()) return s;
   SetHealth(true);

@@ -12,6 +12,9 @@ CLI::App* AddServerFlags(CLI::App& app, ServerConfig* c) {
   app.add_option("--listen", c->listen, "address for clients (host:port; port 0 picks one)");
   app.add_option("--worker-listen", c->worker_listen, "address workers dial; empty: the client address");
   app.add_option("--metrics-listen", c->metrics_listen, "Prometheus /metrics address (host:port; empty: off)");
+  app.add_flag("--metrics-tenants", c->metrics_tenants,
+               "show each tenant's queued and running jobs on /metrics under the tenant's name (off: /metrics, "
+               "which takes no token, names no tenant)");
   app.add_option("--http-listen", c->http_listen,
                  "HTTP/JSON API and web page address (host:port; empty: off); HTTPS with --tls-cert");
   app.add_option("--http-max-connections", c->http_max_connections,
@@ -136,6 +139,7 @@ ManagerOptions ServerConfig::Manager() const {
   options.limits.ceilings.set_max_time_ms(max_time_ms_ceiling);
   options.limits.ceilings.set_max_memory_mb(max_memory_mb_ceiling);
   options.limits.max_threads = max_threads_per_job;
+  options.metrics_per_tenant = metrics_tenants;
   return options;
 }
 

@@ -20,6 +20,7 @@ struct ServerConfig {
   std::string listen = "0.0.0.0:50051";
   std::string worker_listen = "0.0.0.0:50052";
   std::string metrics_listen = "0.0.0.0:9090";
+  bool metrics_tenants = false;
   std::string http_listen = "0.0.0.0:8080";
   int http_max_connections = 512;
   int http_max_connections_per_client = 64;

@@ -66,6 +66,11 @@ class JobStore {
     std::vector<v1::Job> jobs;
     int64_t next_before = 0;  // 0: no more
   };
+  // A listing with labels looks at no more than this many of the tenant's
+  // jobs carrying its first label per call, so that no filter, however
+  // rare its matches, holds the reader for long; a page may then be short,
+  // or empty, with a next_before to go on from.
+  static constexpr int kMaxListScan = 5000;
   // The tenant's jobs, newest first, with seq < `before` (0: from the
   // newest), in any of `states` (empty: all) and carrying all of `labels`;
   // at most `page_size` jobs and (beyond the first) kMaxPageBytes of them.
@@ -78,10 +83,24 @@ class JobStore {
   // Whether a write can commit now, waiting at most `wait` for it.
   virtual absl::Status CheckWritable(absl::Duration wait) = 0;
 
-  // Deletes finished jobs (done, failed, cancelled) that finished before
-  // `finished_before`, looking at most `limit` of the oldest submissions of
-  // each final state, in one transaction; returns how many it deleted.
-  virtual absl::StatusOr<int> PurgeFinished(absl::Time finished_before, int limit) = 0;
+  // Deletes at most `limit` finished jobs (done, failed, cancelled) whose
+  // retention has ended by `now`: those that finished more than `retain`
+  // ago (zero: none on that account), and those past their own
+  // spec.retain_seconds. Returns how many it deleted, and gives the space
+  // they held back to the file system.
+  virtual absl::StatusOr<int> PurgeFinished(absl::Time now, absl::Duration retain, int limit) = 0;
+
+  // The space the store takes: in all, and what of it is free for reuse.
+  struct Usage {
+    int64_t bytes = 0;
+    int64_t free_bytes = 0;
+  };
+  virtual absl::StatusOr<Usage> DiskUsage() = 0;
+
+  // A random secret of this store, the same for every process that opens
+  // it: the key to what the service hands out that clients must neither
+  // read nor forge (page tokens).
+  virtual const std::string& Secret() const = 0;
 
   // Deletes the job if it has finished: NotFound if there is none, and
   // FailedPrecondition if it is queued or running.

@@ -4,80 +4,25 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
 
 #include "absl/random/random.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "service/store/sqlite_schema.h"
+#include "service/store/sqlite_statement.h"
 #include "service/store/wal_check.h"
 
 namespace npuzzle {
 namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
-
-// Every SQLite failure reaches the caller as an error: never as "no rows"
-// or NOT_FOUND. A damaged file is DATA_LOSS, so callers and operators can
-// tell it from a passing fault.
-absl::Status SqliteError(sqlite3* db, absl::string_view what) {
-  const int code = sqlite3_errcode(db);
-  if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) {
-    return absl::DataLossError(absl::StrCat("job store: ", what, ": the file is damaged (", sqlite3_errmsg(db), ")"));
-  }
-  // A full disk or an I/O error may pass: clients may retry.
-  if ((code & 0xff) == SQLITE_FULL || (code & 0xff) == SQLITE_IOERR) {
-    return absl::UnavailableError(absl::StrCat("job store: ", what, ": ", sqlite3_errmsg(db)));
-  }
-  return absl::InternalError(absl::StrCat("job store: ", what, ": ", sqlite3_errmsg(db)));
-}
-
-// What ended a row loop: nothing if the rows simply ran out.
-absl::Status EndOfRows(sqlite3* db, int rc, absl::string_view what) {
-  return rc == SQLITE_DONE ? absl::OkStatus() : SqliteError(db, what);
-}
-
-// A prepared statement: prepared here and finalized when it goes out of
-// scope, or borrowed from the store's cache and reset for its next use.
-class Statement {
- public:
-  Statement(sqlite3* db, const std::string& sql) {
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
-  }
-  explicit Statement(sqlite3_stmt* cached) : stmt_(cached), cached_(true) {}
-  ~Statement() {
-    if (!cached_) {
-      sqlite3_finalize(stmt_);
-    } else if (stmt_ != nullptr) {
-      sqlite3_reset(stmt_);
-      sqlite3_clear_bindings(stmt_);
-    }
-  }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  bool ok() const { return stmt_ != nullptr; }
-  void Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
-  void Bind(int i, const std::string& v) { sqlite3_bind_text(stmt_, i, v.data(), v.size(), SQLITE_TRANSIENT); }
-  void BindBlob(int i, const std::string& v) { sqlite3_bind_blob(stmt_, i, v.data(), v.size(), SQLITE_TRANSIENT); }
-  void BindNull(int i) { sqlite3_bind_null(stmt_, i); }
-  int Step() { return sqlite3_step(stmt_); }
-  int64_t Int(int col) { return sqlite3_column_int64(stmt_, col); }
-  std::string Text(int col) {
-    const unsigned char* text = sqlite3_column_text(stmt_, col);
-    return text == nullptr ? "" : reinterpret_cast<const char*>(text);
-  }
-  bool ParseJob(int col, v1::Job* job) {
-    return job->ParseFromArray(sqlite3_column_blob(stmt_, col), sqlite3_column_bytes(stmt_, col));
-  }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-  bool cached_ = false;
-};
 
 // The request_id column: request ids are scoped per tenant. The unnamed
 // tenant (no --auth-tokens) keeps the bare id, as stores written before
@@ -94,6 +39,27 @@ bool HasLabels(const v1::Job& job, const std::map<std::string, std::string>& lab
   }
   return true;
 }
+
+// The job stored at a seq, with one statement for a whole listing.
+class JobAt {
+ public:
+  explicit JobAt(sqlite3* db) : db_(db), q_(db, "SELECT job FROM jobs WHERE seq = ?") {}
+  absl::StatusOr<v1::Job> Read(int64_t seq) {
+    if (!q_.ok()) return SqliteError(db_, "prepare a read");
+    q_.Reset();
+    q_.Bind(1, seq);
+    const int rc = q_.Step();
+    // Listings run in one read transaction, so a seq just found is there.
+    if (rc != SQLITE_ROW) return SqliteError(db_, "read a job");
+    v1::Job job;
+    if (!q_.ParseJob(0, &job)) return absl::DataLossError("job store: unreadable job row");
+    return job;
+  }
+
+ private:
+  sqlite3* const db_;
+  Statement q_;
+};
 
 }  // namespace
 
@@ -120,16 +86,6 @@ absl::Status Unusable(const std::string& path, const absl::Status& why) {
                    SqliteJobStore::kIdentityFile, " aside to start an empty store."));
 }
 
-absl::Status Exec(sqlite3* db, const char* sql) {
-  char* error = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &error) != SQLITE_OK) {
-    absl::Status s = SqliteError(db, absl::StrCat(sql, " (", error ? error : "?", ")"));
-    sqlite3_free(error);
-    return s;
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::string& path, bool full_sync) {
@@ -139,34 +95,37 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::
   absl::StatusOr<sqlite3*> writer = OpenConnection(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   if (!writer.ok()) return writer.status();
   for (const char* sql : {
+           // Takes effect only in a new file, and only before it is put in
+           // WAL mode: pages that purges free go back to the file system
+           // (PurgeFinished). An older file gets it in its upgrade.
+           "PRAGMA auto_vacuum=INCREMENTAL",
            "PRAGMA journal_mode=WAL",
            full_sync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
+           // Folds the log into the file every 100 pages (400 KB), so that
+           // little rides on the log should it be damaged (CheckWal).
+           "PRAGMA wal_autocheckpoint=100",
        }) {
     if (status.ok()) status = Exec(*writer, sql);
   }
+
   // The reader opens once the file is in WAL mode, in which its reads see
   // the last commit and never block the writer.
+  // A third serves metrics, whose counts walk whole indexes, so that they
+  // never hold up a reader that a client waits for.
   absl::StatusOr<sqlite3*> reader = OpenConnection(path, SQLITE_OPEN_READWRITE);
-  if (!reader.ok()) {
-    sqlite3_close(*writer);
-    return reader.status();
+  absl::StatusOr<sqlite3*> stats = OpenConnection(path, SQLITE_OPEN_READWRITE);
+  if (!reader.ok() || !stats.ok()) {
+    for (auto* db : {&writer, &reader, &stats}) {
+      if (db->ok()) sqlite3_close(**db);
+    }
+    return reader.ok() ? stats.status() : reader.status();
   }
-  std::unique_ptr<SqliteJobStore> store(new SqliteJobStore(*writer, *reader));
+  std::unique_ptr<SqliteJobStore> store(new SqliteJobStore(*writer, *reader, *stats));
   absl::MutexLock lock(&store->write_mu_);
   if (status.ok()) status = store->CheckIntegrity();
-  for (const char* sql : {
-           "CREATE TABLE IF NOT EXISTS jobs ("
-           "  seq INTEGER PRIMARY KEY,"
-           "  id TEXT NOT NULL UNIQUE,"
-           "  request_id TEXT UNIQUE,"
-           "  state INTEGER NOT NULL,"
-           "  job BLOB NOT NULL)",
-           "CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, seq)",
-           "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-       }) {
-    if (status.ok()) status = Exec(store->writer_, sql);
-  }
+  if (status.ok()) status = CreateOrUpgradeSchema(store->writer_);
   if (status.ok()) status = store->CheckIdentity(std::filesystem::path(path).parent_path() / kIdentityFile);
+  if (status.ok()) status = store->LoadSecret();
   if (status.ok()) status = store->PrepareWrites();
   if (!status.ok()) return Unusable(path, status);
   return store;
@@ -194,29 +153,22 @@ absl::Status SqliteJobStore::CheckIntegrity() {
 absl::Status SqliteJobStore::CheckIdentity(const std::filesystem::path& identity_file) {
   std::string remembered;
   std::ifstream(identity_file) >> remembered;
-  Statement get(writer_, "SELECT value FROM meta WHERE key = 'store_id'");
-  if (!get.ok()) return SqliteError(writer_, "prepare identity");
-  const int rc = get.Step();
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return SqliteError(writer_, "identity");
-  std::string id = rc == SQLITE_ROW ? get.Text(0) : "";
-  if (!remembered.empty() && id != remembered) {
+  absl::StatusOr<std::string> id = ReadMeta("store_id");
+  if (!id.ok()) return id.status();
+  if (!remembered.empty() && *id != remembered) {
     return absl::DataLossError(
         absl::StrCat("this data directory held job store ", remembered, ", but the file is ",
-                     id.empty() ? "a new, empty one" : absl::StrCat("another store (", id, ")")));
+                     id->empty() ? "a new, empty one" : absl::StrCat("another store (", *id, ")")));
   }
-  if (id.empty()) {
-    id =
-        absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(absl::BitGen()), absl::Uniform<uint64_t>(absl::BitGen()));
-    Statement put(writer_, "INSERT INTO meta (key, value) VALUES ('store_id', ?)");
-    if (!put.ok()) return SqliteError(writer_, "prepare identity");
-    put.Bind(1, id);
-    if (put.Step() != SQLITE_DONE) return SqliteError(writer_, "write identity");
+  if (id->empty()) {
+    id = RandomHex(2);
+    if (absl::Status s = WriteMeta("store_id", *id); !s.ok()) return s;
   }
   if (remembered.empty()) {
     // Temporary file, fsync, rename: a crash leaves the old file or the new.
     const std::string temporary = identity_file.string() + ".tmp";
     const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    const std::string line = id + "\n";
+    const std::string line = *id + "\n";
     const bool written =
         fd >= 0 && write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && fsync(fd) == 0;
     if (fd >= 0) close(fd);
@@ -224,6 +176,40 @@ absl::Status SqliteJobStore::CheckIdentity(const std::filesystem::path& identity
       return absl::InternalError(absl::StrCat("cannot write ", identity_file.string(), ": ", strerror(errno)));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> SqliteJobStore::ReadMeta(const char* key) {
+  Statement get(writer_, "SELECT value FROM meta WHERE key = ?");
+  if (!get.ok()) return SqliteError(writer_, "prepare a meta read");
+  get.Bind(1, std::string(key));
+  const int rc = get.Step();
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return SqliteError(writer_, key);
+  return rc == SQLITE_ROW ? get.Text(0) : "";
+}
+
+absl::Status SqliteJobStore::WriteMeta(const char* key, const std::string& value) {
+  Statement put(writer_, "INSERT INTO meta (key, value) VALUES (?, ?)");
+  put.Bind(1, std::string(key));
+  put.Bind(2, value);
+  return put.Run() ? absl::OkStatus() : SqliteError(writer_, absl::StrCat("write ", key));
+}
+
+std::string SqliteJobStore::RandomHex(int words) {
+  absl::BitGen gen;
+  std::string hex;
+  for (int i = 0; i < words; ++i) absl::StrAppendFormat(&hex, "%016x", absl::Uniform<uint64_t>(gen));
+  return hex;
+}
+
+absl::Status SqliteJobStore::LoadSecret() {
+  absl::StatusOr<std::string> secret = ReadMeta("secret");
+  if (!secret.ok()) return secret.status();
+  if (secret->empty()) {
+    secret = RandomHex(4);
+    if (absl::Status s = WriteMeta("secret", *secret); !s.ok()) return s;
+  }
+  secret_ = *secret;
   return absl::OkStatus();
 }
 
@@ -259,8 +245,11 @@ absl::Status SqliteJobStore::Backup(const std::string& path, const std::string& 
 absl::Status SqliteJobStore::PrepareWrites() {
   for (auto [stmt, sql] : {std::pair{&begin_, "BEGIN IMMEDIATE"},
                            {&commit_, "COMMIT"},
-                           {&insert_, "INSERT INTO jobs (seq, id, request_id, state, job) VALUES (?, ?, ?, ?, ?)"},
-                           {&update_, "UPDATE jobs SET state = ?, job = ? WHERE id = ?"}}) {
+                           {&insert_,
+                            "INSERT INTO jobs (seq, id, request_id, state, job, tenant, finished, expires) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"},
+                           {&insert_label_, kInsertLabelSql},
+                           {&update_, "UPDATE jobs SET state = ?, job = ?, finished = ?, expires = ? WHERE id = ?"}}) {
     if (sqlite3_prepare_v3(writer_, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt, nullptr) != SQLITE_OK) {
       return SqliteError(writer_, absl::StrCat("prepare ", sql));
     }
@@ -271,7 +260,9 @@ absl::Status SqliteJobStore::PrepareWrites() {
 SqliteJobStore::~SqliteJobStore() {
   absl::MutexLock write_lock(&write_mu_);
   absl::MutexLock read_lock(&read_mu_);
-  for (sqlite3_stmt* stmt : {begin_, commit_, insert_, update_}) sqlite3_finalize(stmt);
+  absl::MutexLock stats_lock(&stats_mu_);
+  sqlite3_close(stats_);
+  for (sqlite3_stmt* stmt : {begin_, commit_, insert_, insert_label_, update_}) sqlite3_finalize(stmt);
   sqlite3_close(reader_);
   sqlite3_close(writer_);
 }
@@ -317,6 +308,7 @@ absl::Status SqliteJobStore::Step(sqlite3_stmt* stmt, absl::string_view what) {
 absl::Status SqliteJobStore::Apply(const Change& change) {
   const v1::Job& job = change.job;
   const std::string blob = job.SerializeAsString();
+  const DerivedColumns derived = DeriveColumns(job);
   if (change.seq > 0) {
     Statement insert(insert_);
     insert.Bind(1, change.seq);
@@ -328,17 +320,24 @@ absl::Status SqliteJobStore::Apply(const Change& change) {
     }
     insert.Bind(4, job.state());
     insert.BindBlob(5, blob);
-    if (insert.Step() == SQLITE_DONE) return absl::OkStatus();
-    if (sqlite3_errcode(writer_) == SQLITE_CONSTRAINT) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("job store: job ", ShownId(job.id()), " or its request id is taken"));
+    insert.Bind(6, job.tenant());
+    insert.BindOrNull(7, derived.finished);
+    insert.BindOrNull(8, derived.expires);
+    if (insert.Step() != SQLITE_DONE) {
+      if (sqlite3_errcode(writer_) == SQLITE_CONSTRAINT) {
+        return absl::AlreadyExistsError(
+            absl::StrCat("job store: job ", ShownId(job.id()), " or its request id is taken"));
+      }
+      return SqliteError(writer_, "insert");
     }
-    return SqliteError(writer_, "insert");
+    return InsertLabels(writer_, insert_label_, job, change.seq);
   }
   Statement update(update_);
   update.Bind(1, job.state());
   update.BindBlob(2, blob);
-  update.Bind(3, job.id());
+  update.BindOrNull(3, derived.finished);
+  update.BindOrNull(4, derived.expires);
+  update.Bind(5, job.id());
   if (update.Step() != SQLITE_DONE) return SqliteError(writer_, "update");
   if (sqlite3_changes(writer_) != 1) return absl::NotFoundError(absl::StrCat("job store: no job ", ShownId(job.id())));
   return absl::OkStatus();
@@ -387,36 +386,99 @@ absl::StatusOr<JobStore::Page> SqliteJobStore::List(const std::string& tenant, c
                                                     const std::map<std::string, std::string>& labels, int page_size,
                                                     int64_t before) {
   absl::MutexLock lock(&read_mu_);
-  std::string sql = "SELECT job, seq FROM jobs WHERE seq < ?";
-  if (!states.empty()) {
-    absl::StrAppend(&sql, " AND state IN (",
-                    absl::StrJoin(states, ",", [](std::string* out, v1::JobState s) { absl::StrAppend(out, s); }), ")");
+  // One snapshot for the whole page: a job changing state between two of
+  // the queries below is seen once, in one state.
+  if (absl::Status s = Exec(reader_, "BEGIN"); !s.ok()) return s;
+  absl::StatusOr<Page> page = labels.empty() ? ListByState(tenant, states, page_size, before)
+                                             : ListByLabel(tenant, states, labels, page_size, before);
+  Exec(reader_, "COMMIT").IgnoreError();  // a read transaction: nothing to lose
+  return page;
+}
+
+// Each state's newest jobs are one range of jobs_by_tenant_state; their
+// union, newest first, is the page's candidates, and no more than a page
+// of any state is read.
+absl::StatusOr<JobStore::Page> SqliteJobStore::ListByState(const std::string& tenant, std::vector<v1::JobState> states,
+                                                           int page_size, int64_t before) {
+  if (states.empty()) {
+    states = {v1::JOB_STATE_QUEUED, v1::JOB_STATE_RUNNING, v1::JOB_STATE_DONE, v1::JOB_STATE_FAILED,
+              v1::JOB_STATE_CANCELLED};
   }
-  absl::StrAppend(&sql, " ORDER BY seq DESC");
-  Statement q(reader_, sql);
-  if (!q.ok()) return SqliteError(reader_, "prepare list");
-  q.Bind(1, before > 0 ? before : INT64_MAX);
+  Statement newest(reader_,
+                   "SELECT seq FROM jobs WHERE tenant = ? AND state = ? AND seq < ? ORDER BY seq DESC LIMIT ?");
+  if (!newest.ok()) return SqliteError(reader_, "prepare list");
+  std::vector<int64_t> seqs;
+  for (v1::JobState state : states) {
+    newest.Bind(1, tenant);
+    newest.Bind(2, static_cast<int64_t>(state));
+    newest.Bind(3, before > 0 ? before : INT64_MAX);
+    newest.Bind(4, static_cast<int64_t>(page_size) + 1);
+    int rc;
+    while ((rc = newest.Step()) == SQLITE_ROW) seqs.push_back(newest.Int(0));
+    if (absl::Status s = EndOfRows(reader_, rc, "list"); !s.ok()) return s;
+    newest.Reset();
+  }
+  std::sort(seqs.begin(), seqs.end(), std::greater<>());
+  seqs.erase(std::unique(seqs.begin(), seqs.end()), seqs.end());
+  JobAt at(reader_);
   Page page;
-  int64_t last_seq = 0;
   size_t bytes = 0;
-  // Tenants and labels live in the job message, so they are matched here; the scan
-  // stops at the first match that no longer fits the page, by count or by
-  // size (a page always holds at least one job).
+  for (int64_t seq : seqs) {
+    if (static_cast<int>(page.jobs.size()) == page_size) break;
+    absl::StatusOr<v1::Job> job = at.Read(seq);
+    if (!job.ok()) return job.status();
+    const size_t job_bytes = job->ByteSizeLong();
+    if (!page.jobs.empty() && bytes + job_bytes > kMaxPageBytes) break;
+    bytes += job_bytes;
+    page.jobs.push_back(*std::move(job));
+    page.next_before = seq;
+  }
+  if (page.jobs.size() == seqs.size()) page.next_before = 0;
+  return page;
+}
+
+// The first label's rows (job_labels) are the candidates, newest first;
+// each is checked for the other labels and the states. A rare combination
+// could make this a long walk, so it stops after kMaxListScan candidates
+// and the page says where to go on.
+absl::StatusOr<JobStore::Page> SqliteJobStore::ListByLabel(const std::string& tenant,
+                                                           const std::vector<v1::JobState>& states,
+                                                           const std::map<std::string, std::string>& labels,
+                                                           int page_size, int64_t before) {
+  Statement candidates(reader_,
+                       "SELECT seq FROM job_labels WHERE tenant = ? AND key = ? AND value = ? AND seq < ? "
+                       "ORDER BY seq DESC");
+  if (!candidates.ok()) return SqliteError(reader_, "prepare list");
+  candidates.Bind(1, tenant);
+  candidates.Bind(2, labels.begin()->first);
+  candidates.Bind(3, labels.begin()->second);
+  candidates.Bind(4, before > 0 ? before : INT64_MAX);
+  JobAt at(reader_);
+  Page page;
+  size_t bytes = 0;
+  int scanned = 0;
   int rc;
-  while ((rc = q.Step()) == SQLITE_ROW) {
-    v1::Job job;
-    if (!q.ParseJob(0, &job)) return absl::DataLossError("job store: unreadable job row");
-    if (job.tenant() != tenant || !HasLabels(job, labels)) continue;
-    const size_t job_bytes = job.ByteSizeLong();
-    if (static_cast<int>(page.jobs.size()) == page_size || (!page.jobs.empty() && bytes + job_bytes > kMaxPageBytes)) {
-      page.next_before = last_seq;
+  while ((rc = candidates.Step()) == SQLITE_ROW) {
+    const int64_t seq = candidates.Int(0);
+    if (static_cast<int>(page.jobs.size()) == page_size || scanned == kMaxListScan) return page;
+    ++scanned;
+    absl::StatusOr<v1::Job> job = at.Read(seq);
+    if (!job.ok()) return job.status();
+    page.next_before = seq;
+    if (!HasLabels(*job, labels) ||
+        (!states.empty() && std::find(states.begin(), states.end(), job->state()) == states.end())) {
+      continue;
+    }
+    const size_t job_bytes = job->ByteSizeLong();
+    if (!page.jobs.empty() && bytes + job_bytes > kMaxPageBytes) {
+      page.next_before = seq + 1;  // the next page starts with this job
       return page;
     }
     bytes += job_bytes;
-    page.jobs.push_back(std::move(job));
-    last_seq = q.Int(1);
+    page.jobs.push_back(*std::move(job));
   }
   if (absl::Status s = EndOfRows(reader_, rc, "list"); !s.ok()) return s;
+  page.next_before = 0;
   return page;
 }
 
@@ -435,52 +497,43 @@ absl::Status SqliteJobStore::CheckWritable(absl::Duration wait) {
 }
 
 absl::StatusOr<std::map<v1::JobState, int64_t>> SqliteJobStore::CountByState() {
-  absl::MutexLock lock(&read_mu_);
-  Statement q(reader_, "SELECT state, COUNT(*) FROM jobs GROUP BY state");
-  if (!q.ok()) return SqliteError(reader_, "prepare count");
+  absl::MutexLock lock(&stats_mu_);
+  Statement q(stats_, "SELECT state, COUNT(*) FROM jobs GROUP BY state");
+  if (!q.ok()) return SqliteError(stats_, "prepare count");
   std::map<v1::JobState, int64_t> counts;
   int rc;
   while ((rc = q.Step()) == SQLITE_ROW) counts[static_cast<v1::JobState>(q.Int(0))] = q.Int(1);
-  if (absl::Status s = EndOfRows(reader_, rc, "count"); !s.ok()) return s;
+  if (absl::Status s = EndOfRows(stats_, rc, "count"); !s.ok()) return s;
   return counts;
 }
 
-absl::StatusOr<int> SqliteJobStore::PurgeFinished(absl::Time finished_before, int limit) {
+absl::StatusOr<int> SqliteJobStore::PurgeFinished(absl::Time now, absl::Duration retain, int limit) {
   absl::MutexLock lock(&write_mu_);
-  // Jobs finish in about the order they were submitted, so the oldest
-  // submissions of each final state (an index range: jobs_by_state) hold
-  // the ones to delete; a young one among them is kept for a later pass.
-  std::vector<int64_t> doomed;
-  for (v1::JobState state : {v1::JOB_STATE_DONE, v1::JOB_STATE_FAILED, v1::JOB_STATE_CANCELLED}) {
-    Statement oldest(writer_, "SELECT seq, job FROM jobs WHERE state = ? ORDER BY seq LIMIT ?");
-    if (!oldest.ok()) return SqliteError(writer_, "prepare purge");
-    oldest.Bind(1, static_cast<int64_t>(state));
-    oldest.Bind(2, static_cast<int64_t>(limit));
-    int rc;
-    while ((rc = oldest.Step()) == SQLITE_ROW) {
-      v1::Job job;
-      if (!oldest.ParseJob(1, &job)) return absl::DataLossError("job store: unreadable job row");
-      const absl::Time finished = absl::FromUnixSeconds(job.finish_time().seconds());
-      if (job.has_finish_time() && finished < finished_before) doomed.push_back(oldest.Int(0));
-    }
-    if (absl::Status s = EndOfRows(writer_, rc, "purge"); !s.ok()) return s;
+  // Two index ranges: jobs_by_expiry and jobs_by_finished.
+  Statement purge(writer_,
+                  "DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires < ?1 "
+                  "UNION SELECT seq FROM jobs WHERE finished < ?2 LIMIT ?3)");
+  if (!purge.ok()) return SqliteError(writer_, "prepare purge");
+  purge.Bind(1, absl::ToUnixSeconds(now));
+  purge.Bind(2, retain > absl::ZeroDuration() ? absl::ToUnixSeconds(now - retain) : INT64_MIN);
+  purge.Bind(3, static_cast<int64_t>(limit));
+  if (!purge.Run()) return SqliteError(writer_, "purge");
+  const int deleted = sqlite3_changes(writer_);
+  // The pages the rows held go back to the file system, a batch's worth at
+  // a time, so the file shrinks as the store does.
+  if (deleted > 0) {
+    if (absl::Status s = Exec(writer_, "PRAGMA incremental_vacuum"); !s.ok()) return s;
   }
-  if (doomed.empty()) return 0;
-  if (absl::Status s = Step(begin_, "begin"); !s.ok()) return s;
-  for (int64_t seq : doomed) {
-    Statement erase(writer_, "DELETE FROM jobs WHERE seq = ?");
-    erase.Bind(1, seq);
-    if (!erase.ok() || erase.Step() != SQLITE_DONE) {
-      absl::Status failed = SqliteError(writer_, "purge");
-      sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return failed;
-    }
-  }
-  if (absl::Status s = Step(commit_, "commit"); !s.ok()) {
-    sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
-    return s;
-  }
-  return static_cast<int>(doomed.size());
+  return deleted;
+}
+
+absl::StatusOr<JobStore::Usage> SqliteJobStore::DiskUsage() {
+  absl::MutexLock lock(&stats_mu_);
+  Statement q(stats_,
+              "SELECT page_count * page_size, freelist_count * page_size FROM pragma_page_count(), "
+              "pragma_freelist_count(), pragma_page_size()");
+  if (!q.ok() || q.Step() != SQLITE_ROW) return SqliteError(stats_, "disk usage");
+  return Usage{.bytes = q.Int(0), .free_bytes = q.Int(1)};
 }
 
 absl::Status SqliteJobStore::DeleteFinished(const std::string& id) {

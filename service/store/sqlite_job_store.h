@@ -1,8 +1,7 @@
 // SqliteJobStore: the job store in one SQLite file (WAL mode) in the data
-// directory. Each job is one row holding the whole Job message, plus the
-// columns that queries need (sequence, request id, state). A batch is one
+// directory, in the tables sqlite_schema.h describes. A batch is one
 // transaction and one sync; reads use a second connection, so they never
-// wait behind a commit's sync.
+// wait behind a commit's sync, and metrics a third.
 #ifndef NPUZZLE_SERVICE_STORE_SQLITE_JOB_STORE_H_
 #define NPUZZLE_SERVICE_STORE_SQLITE_JOB_STORE_H_
 
@@ -50,13 +49,26 @@ class SqliteJobStore final : public JobStore {
   // An empty write transaction, waiting at most `wait` for another
   // connection's lock.
   absl::Status CheckWritable(absl::Duration wait) override;
-  absl::StatusOr<int> PurgeFinished(absl::Time finished_before, int limit) override;
+  absl::StatusOr<int> PurgeFinished(absl::Time now, absl::Duration retain, int limit) override;
+  absl::StatusOr<Usage> DiskUsage() override;
+  const std::string& Secret() const override { return secret_; }
   absl::Status DeleteFinished(const std::string& id) override;
 
  private:
-  SqliteJobStore(sqlite3* writer, sqlite3* reader) : writer_(writer), reader_(reader) {}
+  SqliteJobStore(sqlite3* writer, sqlite3* reader, sqlite3* stats) : writer_(writer), reader_(reader), stats_(stats) {}
   absl::Status CheckIntegrity() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   absl::Status CheckIdentity(const std::filesystem::path& identity_file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // The `meta` table's value of `key` ("" when it has none), and a new one.
+  absl::StatusOr<std::string> ReadMeta(const char* key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  absl::Status WriteMeta(const char* key, const std::string& value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  static std::string RandomHex(int words);
+  absl::Status LoadSecret() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // List's two ways: an index range per state, or the first label's rows.
+  absl::StatusOr<Page> ListByState(const std::string& tenant, std::vector<v1::JobState> states, int page_size,
+                                   int64_t before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(read_mu_);
+  absl::StatusOr<Page> ListByLabel(const std::string& tenant, const std::vector<v1::JobState>& states,
+                                   const std::map<std::string, std::string>& labels, int page_size, int64_t before)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(read_mu_);
   // The job whose `column` (a fixed column name) equals `value`, with its
   // seq; NotFound(`missing`) when there is none.
   absl::StatusOr<Row> FindRow(const char* column, const std::string& value, absl::string_view missing)
@@ -73,9 +85,13 @@ class SqliteJobStore final : public JobStore {
   sqlite3_stmt* begin_ ABSL_GUARDED_BY(write_mu_) = nullptr;
   sqlite3_stmt* commit_ ABSL_GUARDED_BY(write_mu_) = nullptr;
   sqlite3_stmt* insert_ ABSL_GUARDED_BY(write_mu_) = nullptr;
+  sqlite3_stmt* insert_label_ ABSL_GUARDED_BY(write_mu_) = nullptr;
   sqlite3_stmt* update_ ABSL_GUARDED_BY(write_mu_) = nullptr;
+  std::string secret_;  // set once, in Open
   absl::Mutex read_mu_;
   sqlite3* const reader_ ABSL_PT_GUARDED_BY(read_mu_);
+  absl::Mutex stats_mu_;
+  sqlite3* const stats_ ABSL_PT_GUARDED_BY(stats_mu_);
 };
 
 }  // namespace npuzzle

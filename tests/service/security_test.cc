@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "grpcpp/create_channel.h"
@@ -369,8 +370,9 @@ TEST_F(TokenTest, NoTokenOrAWrongOneIsUnauthenticatedButHealthStaysOpen) {
   stream->WritesDone();
 }
 
-// Scrapes are for operators: they name tenants, never tokens or boards.
-TEST_F(TokenTest, MetricsCarryNoTokensOrBoards) {
+// /metrics takes no token: it names no tenant (unless the operator asks
+// for that with --metrics-tenants), token or board.
+TEST_F(TokenTest, MetricsCarryNoTenantsTokensOrBoards) {
   v1::JobSpec spec = SpecFor("1 2 3 4 5 6 0 7 8");
   absl::StatusOr<v1::Job> job = Submit(alpha(), spec);
   ASSERT_TRUE(job.ok()) << job.status();
@@ -378,7 +380,7 @@ TEST_F(TokenTest, MetricsCarryNoTokensOrBoards) {
   absl::StatusOr<HttpResponse> scraped = HttpGet("127.0.0.1", coordinator_->metrics_port(), "/metrics");
   ASSERT_TRUE(scraped.ok()) << scraped.status();
   for (const std::string& secret :
-       std::vector<std::string>{"alpha-secret", Sha256Hex("alpha-secret"), "1 2 3 4 5 6 0 7 8", job->id()}) {
+       std::vector<std::string>{"alpha", Sha256Hex("alpha-secret"), "1 2 3 4 5 6 0 7 8", job->id()}) {
     EXPECT_FALSE(absl::StrContains(scraped->body, secret)) << secret;
   }
 }
@@ -424,6 +426,50 @@ TEST_F(TokenTest, ATenantSeesNothingOfAnothersJobs) {
     EXPECT_EQ(listed.jobs(0).id(), own);
   }
   EXPECT_EQ(GetJob(alpha(), mine->id())->state(), v1::JOB_STATE_DONE) << "beta's cancel reached alpha's job";
+}
+
+// A page token says nothing of where in the store's order it points (a
+// position there counts every tenant's jobs) and is good only for the
+// tenant it was given to.
+TEST_F(TokenTest, PageTokensAreOpaqueAndGoodOnlyForTheirTenant) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) ids.push_back(Submit(alpha(), SpecFor(kBoard))->id());
+  v1::ListJobsRequest request;
+  request.set_page_size(1);
+  v1::ListJobsResponse first;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(alpha().ListJobs(&context, request, &first).ok());
+  }
+  ASSERT_EQ(first.jobs_size(), 1);
+  EXPECT_EQ(first.jobs(0).id(), ids[2]);
+  const std::string token = first.next_page_token();
+  ASSERT_FALSE(token.empty());
+  int64_t number;
+  EXPECT_FALSE(absl::SimpleAtoi(token, &number)) << token;
+  request.set_page_token(token);
+  auto beta = As("beta-secret");
+  {
+    grpc::ClientContext context;
+    v1::ListJobsResponse stolen;
+    const grpc::Status s = beta->ListJobs(&context, request, &stolen);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_TRUE(absl::StrContains(s.error_message(), "page_token is not one this service gave")) << s.error_message();
+  }
+  {
+    grpc::ClientContext context;
+    v1::ListJobsResponse second;
+    ASSERT_TRUE(alpha().ListJobs(&context, request, &second).ok());
+    ASSERT_EQ(second.jobs_size(), 1);
+    EXPECT_EQ(second.jobs(0).id(), ids[1]);
+  }
+  // A token altered by one character is refused, not read as another place.
+  std::string altered = token;
+  altered[3] = altered[3] == 'A' ? 'B' : 'A';
+  request.set_page_token(altered);
+  grpc::ClientContext context;
+  v1::ListJobsResponse forged;
+  EXPECT_EQ(alpha().ListJobs(&context, request, &forged).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 
 TEST_F(TokenTest, ChangedTokensFileTakesEffectWithoutRestart) {

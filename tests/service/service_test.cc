@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "health_check.grpc.pb.h"
 #include "jobspec/job_spec.h"
+#include "jobspec/spec_bounds.h"
 #include "npuzzle/v1/worker.grpc.pb.h"
 #include "server_reflection.grpc.pb.h"
 #include "service/store/sqlite_job_store.h"
@@ -291,23 +292,51 @@ TEST(Service, HealthIsNotServingWhileTheStoreCannotBeWritten) {
   EXPECT_THAT(c.process()->Log(), HasSubstr("the job store cannot be written"));
 }
 
+// Waits until the job is gone; false if it is still there after 10 s.
+bool AwaitDeleted(v1::SolverService::Stub& stub, const std::string& id) {
+  const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(10));
+  while (GetJob(stub, id).ok() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(50));
+  return GetJob(stub, id).status().code() == absl::StatusCode::kNotFound;
+}
+
 // With --retain-finished, a finished job is gone once that long past its
-// end (GetJob: NOT_FOUND), and a running one stays however old it gets.
+// end (GetJob: NOT_FOUND), even one that asked to be kept longer, and a
+// running one stays however old it gets.
 TEST(Service, FinishedJobsAreDeletedAfterTheRetention) {
   testing::TempDir dir;
   Coordinator c(dir, 1, {"--retain-finished=1s"});
   c.Start();
-  const std::string done = Submit(c.stub(), SpecFor("8 1 3 4 0 2 7 6 5"))->id();
+  v1::JobSpec keep_me = SpecFor("8 1 3 4 0 2 7 6 5");
+  keep_me.set_retain_seconds(3600);
+  const std::string done = Submit(c.stub(), keep_me)->id();
   ASSERT_TRUE(AwaitState(c.stub(), done, v1::JOB_STATE_DONE, absl::Seconds(10)).ok());
   const std::string running = Submit(c.stub(), SpecFor(kKorf1, "blank-first", "idastar", "misplaced"))->id();
-  const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(10));
-  while (GetJob(c.stub(), done).ok() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(50));
-  EXPECT_EQ(GetJob(c.stub(), done).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(c.process()->Log(), HasSubstr("retention: deleted 1 jobs finished more than 1s ago"));
+  EXPECT_TRUE(AwaitDeleted(c.stub(), done));
+  EXPECT_THAT(c.process()->Log(), HasSubstr("retention: deleted 1 finished jobs past their retention"));
   absl::SleepFor(absl::Seconds(2));
   EXPECT_EQ(GetJob(c.stub(), running)->state(), v1::JOB_STATE_RUNNING);
   v1::Job cancelled;
   EXPECT_TRUE(Cancel(c.stub(), running, &cancelled).ok());
+}
+
+// A job's own retain_seconds holds where the server keeps everything
+// (--retain-finished 0), and a job without one is kept.
+TEST(Service, AJobsOwnRetentionEndsItOnAServerThatKeepsEverything) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1, {"--retain-finished=0"});
+  c.Start();
+  v1::JobSpec short_lived = SpecFor("8 1 3 4 0 2 7 6 5");
+  short_lived.set_retain_seconds(1);
+  const std::string brief = Submit(c.stub(), short_lived)->id();
+  const std::string kept = Submit(c.stub(), SpecFor("8 1 3 4 0 2 7 6 5"))->id();
+  ASSERT_TRUE(AwaitState(c.stub(), brief, v1::JOB_STATE_DONE, absl::Seconds(10)).ok());
+  ASSERT_TRUE(AwaitState(c.stub(), kept, v1::JOB_STATE_DONE, absl::Seconds(10)).ok());
+  EXPECT_TRUE(AwaitDeleted(c.stub(), brief));
+  EXPECT_TRUE(GetJob(c.stub(), kept).ok());
+  short_lived.set_retain_seconds(kMaxRetainSeconds + 1);
+  const absl::Status refused = Submit(c.stub(), short_lived).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.message(), HasSubstr("retain_seconds"));
 }
 
 TEST(Service, KilledWorkersJobFinishesOnAnotherWorker) {

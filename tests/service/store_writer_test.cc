@@ -40,7 +40,9 @@ class RecordingStore : public JobStore {
     return absl::UnimplementedError("");
   }
   absl::StatusOr<v1::Job> Get(const std::string&) override { return absl::UnimplementedError(""); }
-  absl::StatusOr<int> PurgeFinished(absl::Time, int) override { return absl::UnimplementedError(""); }
+  absl::StatusOr<int> PurgeFinished(absl::Time, absl::Duration, int) override { return absl::UnimplementedError(""); }
+  absl::StatusOr<Usage> DiskUsage() override { return Usage{}; }
+  const std::string& Secret() const override { return secret_; }
   absl::Status DeleteFinished(const std::string&) override { return absl::UnimplementedError(""); }
   absl::StatusOr<std::vector<Row>> Unfinished() override { return std::vector<Row>{}; }
   absl::StatusOr<Page> List(const std::string&, const std::vector<v1::JobState>&,
@@ -51,6 +53,7 @@ class RecordingStore : public JobStore {
   absl::Status CheckWritable(absl::Duration) override { return absl::OkStatus(); }
 
  private:
+  const std::string secret_ = "secret";
   bool hold_ = false;
   std::atomic<bool> fail_{false};
   absl::Notification started_, released_;
