@@ -10,12 +10,19 @@
 //               default is enough streams to keep both cores busy: with 8
 //               about a fifth of the CPU sits idle, each stream waiting
 //               out its job's two commits.
+//   soak (--soak_minutes N): throughput's load for N minutes on a
+//         coordinator with --retain-finished --soak_retain; prints the
+//         store's size on disk (jobs.db and its log) each --soak_every,
+//         which retention must keep flat once the first jobs expire.
 //
 //   service_bench [--seconds 30] [--clients 32] [--store_full_sync=false]
+//   service_bench --soak_minutes 30 [--soak_retain 60s]
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
+#include <functional>
 #include <iostream>
 #include <random>
 #include <thread>
@@ -37,6 +44,9 @@ ABSL_FLAG(int, samples, 1000, "latency samples of each kind");
 ABSL_FLAG(int, seconds, 30, "throughput run length");
 ABSL_FLAG(int, clients, 32, "concurrent Solve streams in the throughput run");
 ABSL_FLAG(bool, store_full_sync, true, "the coordinator's --store-full-sync");
+ABSL_FLAG(int, soak_minutes, 0, "run the retention soak this long instead (0: latency and throughput)");
+ABSL_FLAG(absl::Duration, soak_retain, absl::Seconds(60), "the soak's --retain-finished");
+ABSL_FLAG(absl::Duration, soak_every, absl::Seconds(60), "how often the soak prints the store's size");
 
 namespace npuzzle::bench {
 namespace {
@@ -85,7 +95,83 @@ bool SolveOnce(v1::SolverService::Stub& stub, const v1::JobSpec& spec) {
   return reader->Finish().ok() && done;
 }
 
+// --clients streams of trivial jobs, each counted in `completed` as it
+// ends, until `tick` (called every so often with the time since the
+// start) answers zero; otherwise it answers how long to wait for the next.
+void RunClients(v1::SolverService::Stub& stub, std::atomic<int64_t>& completed,
+                const std::function<absl::Duration(absl::Duration)>& tick) {
+  const Board goal = *GoalPreset("standard", 3, 3);
+  std::atomic<bool> stop = false;
+  std::vector<std::thread> clients;
+  for (int k = 0; k < absl::GetFlag(FLAGS_clients); ++k) {
+    clients.emplace_back([&, k] {
+      std::mt19937_64 local(100 + k);
+      while (!stop) {
+        v1::JobSpec spec;
+        *spec.mutable_start() = BoardToProto(RandomWalk(goal, 8, local));
+        if (SolveOnce(stub, spec)) ++completed;
+      }
+    });
+  }
+  const absl::Time began = absl::Now();
+  for (absl::Duration wait; (wait = tick(absl::Now() - began)) > absl::ZeroDuration();) absl::SleepFor(wait);
+  stop = true;
+  for (std::thread& t : clients) t.join();
+}
+
+int64_t StoreBytes(const std::string& data_dir) {
+  int64_t bytes = 0;
+  for (const char* file : {"/jobs.db", "/jobs.db-wal"}) {
+    std::error_code error;
+    const auto size = std::filesystem::file_size(data_dir + file, error);
+    if (!error) bytes += static_cast<int64_t>(size);
+  }
+  return bytes;
+}
+
+int Soak() {
+  testing::TempDir dir;
+  const absl::Duration retain = absl::GetFlag(FLAGS_soak_retain);
+  testing::Coordinator c(dir, 2, {absl::StrCat("--retain-finished=", absl::FormatDuration(retain))});
+  c.Start();
+  auto stub = v1::SolverService::NewStub(grpc::CreateChannel(c.client_address(), grpc::InsecureChannelCredentials()));
+  const absl::Duration every = absl::GetFlag(FLAGS_soak_every);
+  const absl::Duration length = absl::Minutes(absl::GetFlag(FLAGS_soak_minutes));
+  std::cout << absl::StrFormat("soak: %d clients for %s, --retain-finished %s\n", absl::GetFlag(FLAGS_clients),
+                               absl::FormatDuration(length), absl::FormatDuration(retain));
+  std::cout << "  minute   jobs done   jobs/s   store bytes\n";
+  std::atomic<int64_t> completed = 0;
+  absl::Duration next = every;
+  int64_t last_count = 0;
+  // After two retentions the store holds about one retention's jobs; its
+  // size from then on is what must stay flat.
+  int64_t settled_min = INT64_MAX, settled_max = 0;
+  RunClients(*stub, completed, [&](absl::Duration elapsed) {
+    if (elapsed >= next) {
+      const int64_t bytes = StoreBytes(c.data_dir());
+      const int64_t count = completed.load();
+      std::cout << absl::StrFormat("  %6.1f  %10d  %7.0f   %11d\n", absl::ToDoubleMinutes(elapsed), count,
+                                   (count - last_count) / absl::ToDoubleSeconds(every), bytes)
+                << std::flush;
+      last_count = count;
+      if (elapsed >= 2 * retain) {
+        settled_min = std::min(settled_min, bytes);
+        settled_max = std::max(settled_max, bytes);
+      }
+      next += every;
+    }
+    return elapsed < length ? absl::Milliseconds(100) : absl::ZeroDuration();
+  });
+  if (settled_max > 0) {
+    std::cout << absl::StrFormat("settled (from %s on): %d to %d bytes, max/min %.2f\n",
+                                 absl::FormatDuration(2 * retain), settled_min, settled_max,
+                                 static_cast<double>(settled_max) / settled_min);
+  }
+  return 0;
+}
+
 int Main() {
+  if (absl::GetFlag(FLAGS_soak_minutes) > 0) return Soak();
   testing::TempDir dir;
   {
     testing::TempDir store_dir;
@@ -136,22 +222,10 @@ int Main() {
       Percentile(job_us, 0.99), Median(job_us) / floor);
 
   std::atomic<int64_t> completed = 0;
-  std::atomic<bool> stop = false;
-  std::vector<std::thread> clients;
-  for (int k = 0; k < absl::GetFlag(FLAGS_clients); ++k) {
-    clients.emplace_back([&, k] {
-      std::mt19937_64 local(100 + k);
-      while (!stop) {
-        v1::JobSpec spec;
-        *spec.mutable_start() = BoardToProto(RandomWalk(goal, 8, local));
-        if (SolveOnce(*stub, spec)) ++completed;
-      }
-    });
-  }
   const absl::Time began = absl::Now();
-  absl::SleepFor(absl::Seconds(absl::GetFlag(FLAGS_seconds)));
-  stop = true;
-  for (std::thread& t : clients) t.join();
+  RunClients(*stub, completed, [](absl::Duration elapsed) {
+    return elapsed < absl::Seconds(absl::GetFlag(FLAGS_seconds)) ? absl::Milliseconds(100) : absl::ZeroDuration();
+  });
   const double seconds = absl::ToDoubleSeconds(absl::Now() - began);
   std::cout << absl::StrFormat(
       "throughput: %d trivial 3x3 jobs in %.1f s with 2 local workers and %d clients: %.0f jobs/s\n", completed.load(),

@@ -56,8 +56,9 @@ absl::Status CreateTables(sqlite3* db) {
 
 // Version 1 to 2: the new columns and the label rows, read from each job.
 absl::Status UpgradeFromVersion1(sqlite3* db) {
-  for (const char* sql : {"ALTER TABLE jobs ADD COLUMN tenant TEXT NOT NULL DEFAULT ''",
-                          "ALTER TABLE jobs ADD COLUMN finished INTEGER", "ALTER TABLE jobs ADD COLUMN expires INTEGER"}) {
+  for (const char* sql :
+       {"ALTER TABLE jobs ADD COLUMN tenant TEXT NOT NULL DEFAULT ''", "ALTER TABLE jobs ADD COLUMN finished INTEGER",
+        "ALTER TABLE jobs ADD COLUMN expires INTEGER"}) {
     if (absl::Status s = Exec(db, sql); !s.ok()) return s;
   }
   for (const char* sql : kIndexes) {

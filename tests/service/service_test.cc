@@ -339,6 +339,52 @@ TEST(Service, AJobsOwnRetentionEndsItOnAServerThatKeepsEverything) {
   EXPECT_THAT(refused.message(), HasSubstr("retain_seconds"));
 }
 
+// The soak's short version (bench/service_bench --soak_minutes): jobs at
+// full rate with a 2 s retention. Once the first jobs expire the store
+// holds about a retention's worth, so its size on disk stops growing,
+// where without retention it grew by a few hundred bytes a job.
+TEST(Service, AtFullRateWithAShortRetentionTheStoreStopsGrowing) {
+  testing::TempDir dir;
+  Coordinator c(dir, 2, {"--retain-finished=2s"});
+  c.Start();
+  const Board goal = *GoalPreset("standard", 3, 3);
+  std::atomic<bool> stop = false;
+  std::atomic<int> done = 0;
+  std::vector<std::thread> clients;
+  for (int k = 0; k < 8; ++k) {
+    clients.emplace_back([&, k] {
+      auto stub =
+          v1::SolverService::NewStub(grpc::CreateChannel(c.client_address(), grpc::InsecureChannelCredentials()));
+      std::mt19937_64 rng(k);
+      while (!stop) {
+        v1::JobSpec spec;
+        *spec.mutable_start() = BoardToProto(RandomWalk(goal, 8, rng));
+        const std::string id = Submit(*stub, spec)->id();
+        if (WatchToEnd(*stub, id, absl::Seconds(30)).finals() == 1) ++done;
+      }
+    });
+  }
+  auto store_bytes = [&] {
+    return std::filesystem::file_size(c.data_dir() + "/jobs.db") +
+           std::filesystem::file_size(c.data_dir() + "/jobs.db-wal");
+  };
+  absl::SleepFor(absl::Seconds(8));  // four retentions: the first jobs are long gone
+  const uintmax_t settled = store_bytes();
+  const int done_settled = done;
+  uintmax_t largest = settled;
+  for (int i = 0; i < 8; ++i) {
+    absl::SleepFor(absl::Seconds(1));
+    largest = std::max(largest, store_bytes());
+  }
+  stop = true;
+  for (std::thread& t : clients) t.join();
+  const int jobs_since = done - done_settled;
+  ASSERT_GT(jobs_since, 500) << "too few jobs to tell";
+  EXPECT_LT(largest, settled * 3 / 2) << "from " << settled << " bytes, after " << jobs_since << " more jobs";
+  EXPECT_LT(largest - std::min(largest, settled), static_cast<uintmax_t>(jobs_since) * 100)
+      << "the store grew with the jobs";
+}
+
 TEST(Service, KilledWorkersJobFinishesOnAnotherWorker) {
   testing::TempDir dir;
   Coordinator c(dir, 0);

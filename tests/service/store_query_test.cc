@@ -207,12 +207,11 @@ TEST(StoreQueries, RetentionFollowsTheServerAndEachJobsOwnSettingAndShrinksTheFi
 void WriteVersion1Store(const std::string& path, int jobs) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  for (const char* sql :
-       {"PRAGMA journal_mode=WAL",
-        "CREATE TABLE jobs (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, request_id TEXT UNIQUE,"
-        " state INTEGER NOT NULL, job BLOB NOT NULL)",
-        "CREATE INDEX jobs_by_state ON jobs (state, seq)",
-        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"}) {
+  for (const char* sql : {"PRAGMA journal_mode=WAL",
+                          "CREATE TABLE jobs (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, request_id TEXT UNIQUE,"
+                          " state INTEGER NOT NULL, job BLOB NOT NULL)",
+                          "CREATE INDEX jobs_by_state ON jobs (state, seq)",
+                          "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"}) {
     ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql;
   }
   sqlite3_stmt* insert = nullptr;
