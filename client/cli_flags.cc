@@ -105,6 +105,13 @@ void JobIdFlags(CLI::App& c, Invocation& in) {
   c.add_option("ids", in.job_ids, "job ids")->take_all();
 }
 
+void RetryFlags(CLI::App& c, Invocation& in) {
+  c.add_option("--request-id", in.request_id, "idempotency key: the same key names the same new job");
+  c.add_option("--max-nodes", in.max_nodes, "the new job's node limit (any limit given replaces the old job's limits)");
+  c.add_option("--max-time-ms", in.max_time_ms, "the new job's time limit in milliseconds");
+  c.add_option("--max-memory-mb", in.max_memory_mb, "the new job's memory limit");
+}
+
 void LabelFilterFlag(CLI::App& c, Invocation& in) {
   c.add_option("--label", in.labels, "only jobs with this key=value label (repeat: all of them)")->take_all();
 }

@@ -79,6 +79,7 @@ void ServerFlags(CLI::App& command, Invocation& in);      // --server, --tls-ca,
 void JobSpecFlags(CLI::App& command, Invocation& in);     // --priority, --label, --request-id, --max-workers, --retain
 void JobIdFlags(CLI::App& command, Invocation& in);       // --job ID, and IDs as arguments
 void LabelFilterFlag(CLI::App& command, Invocation& in);  // --label (a filter)
+void RetryFlags(CLI::App& command, Invocation& in);       // --request-id, and LimitFlags for the new job
 void ListFlags(CLI::App& command, Invocation& in);        // --state, --page-size, --page-token
 void JsonFlag(CLI::App& command, Invocation& in);         // --json
 void StepsFlag(CLI::App& command, Invocation& in);        // --show-steps

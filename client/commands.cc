@@ -56,6 +56,11 @@ const std::vector<Command>& Table() {
        nullptr,
        Delete},
       {"list", "list jobs, newest first", {ServerFlags, ListFlags, LabelFilterFlag, JsonFlag}, nullptr, List},
+      {"retry",
+       "run failed, cancelled or limit-stopped jobs again as new jobs, printing each new job's id on a line",
+       {ServerFlags, JobIdFlags, RetryFlags, JsonFlag},
+       nullptr,
+       Retry},
   };
   return *table;
 }

@@ -59,6 +59,8 @@ std::string Summary(const v1::Job& job) {
   if (job.has_result()) absl::StrAppend(&line, ": ", job.result().status());
   if (job.result().status() == "solved") absl::StrAppend(&line, ", ", job.result().length(), " moves");
   if (!job.error().empty()) absl::StrAppend(&line, ": ", job.error());
+  if (job.error_permanent()) absl::StrAppend(&line, " (the spec is at fault: a retry would fail the same way)");
+  if (!job.spec().retry_of().empty()) absl::StrAppend(&line, " (retry of ", job.spec().retry_of(), ")");
   return line;
 }
 
@@ -399,6 +401,32 @@ int Delete(const Invocation& in, Remote& at) {
       continue;
     }
     std::cout << id << " deleted\n";
+  }
+  return worst;
+}
+
+int Retry(const Invocation& in, Remote& at) {
+  if (in.job_ids.empty()) return Usage(at, "give the job: its id as an argument, or --job ID");
+  int worst = kExitAnswer;
+  for (size_t i = 0; i < in.job_ids.size(); ++i) {
+    v1::RetryJobRequest request;
+    request.set_job_id(in.job_ids[i]);
+    if (!in.request_id.empty()) {
+      request.set_request_id(in.job_ids.size() == 1 ? in.request_id : absl::StrCat(in.request_id, "-", i));
+    }
+    if (in.max_nodes > 0 || in.max_time_ms > 0 || in.max_memory_mb) {
+      request.mutable_limits()->set_max_nodes(in.max_nodes);
+      request.mutable_limits()->set_max_time_ms(in.max_time_ms);
+      request.mutable_limits()->set_max_memory_mb(in.max_memory_mb.value_or(0));
+    }
+    v1::Job job;
+    auto context = Context(kCallDeadline);
+    const grpc::Status s = at.stub().RetryJob(context.get(), request, &job);
+    if (!s.ok()) {
+      worst = std::max(worst, at.Fail(s));
+      continue;
+    }
+    std::cout << (in.json ? Json(job) : job.id()) << "\n";
   }
   return worst;
 }

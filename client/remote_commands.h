@@ -47,6 +47,7 @@ int Get(const Invocation& in, Remote& at);
 int Cancel(const Invocation& in, Remote& at);
 int Delete(const Invocation& in, Remote& at);
 int List(const Invocation& in, Remote& at);
+int Retry(const Invocation& in, Remote& at);
 
 }  // namespace npuzzle
 

@@ -25,6 +25,11 @@ absl::string_view StatusName(SearchStatus s) {
   return "unknown";
 }
 
+bool IsLimit(SearchStatus s) {
+  return s == SearchStatus::kNodeLimit || s == SearchStatus::kTimeLimit || s == SearchStatus::kMemoryLimit ||
+         s == SearchStatus::kDepthLimit;
+}
+
 std::optional<SearchStatus> StatusFromName(absl::string_view name) {
   for (const auto& [status, n] : kNames) {
     if (n == name) return status;

@@ -30,6 +30,8 @@ enum class SearchStatus {
 // "solved", "unsolvable", "node_limit", ...: the names results carry.
 absl::string_view StatusName(SearchStatus s);
 std::optional<SearchStatus> StatusFromName(absl::string_view name);
+// A search stopped by one of its limits (nodes, time, memory, depth).
+bool IsLimit(SearchStatus s);
 
 struct SearchLimits {
   uint64_t max_expanded = 0;  // 0: no limit

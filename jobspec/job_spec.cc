@@ -84,6 +84,18 @@ absl::StatusOr<SolveRequest> RequestFromSpec(const v1::JobSpec& spec) {
   return r;
 }
 
+bool IsSpecError(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kUnimplemented:
+      return true;
+    default:
+      return false;
+  }
+}
+
 v1::JobSpec SpecFromRequest(const SolveRequest& request) {
   v1::JobSpec spec;
   *spec.mutable_start() = BoardToProto(request.start);

@@ -21,6 +21,12 @@ inline constexpr int kMaxWorkersPerJob = 1000;
 // ("start: duplicate tile 5 (positions 5 and 6)").
 absl::StatusOr<SolveRequest> RequestFromSpec(const v1::JobSpec& spec);
 
+// Whether running a spec failed because of the spec itself (a request the
+// engine refuses: InvalidArgument, FailedPrecondition, OutOfRange,
+// Unimplemented), so that it would fail the same way on any worker, as
+// opposed to a failure of the machinery (memory, files, I/O).
+bool IsSpecError(const absl::Status& status);
+
 // The spec a SolveRequest describes (boards as tiles).
 v1::JobSpec SpecFromRequest(const SolveRequest& request);
 

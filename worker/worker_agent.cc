@@ -294,9 +294,11 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignm
       if (job->resume.bound() > 0) AddEarlierWork(job->resume, finished->mutable_result()->mutable_stats());
     } else {
       finished->set_error(std::string(result.status().message()));
+      finished->set_error_permanent(IsSpecError(result.status()));
     }
   } else {
     finished->set_error(std::string(request.status().message()));
+    finished->set_error_permanent(IsSpecError(request.status()));
   }
   bool release;
   {

@@ -196,6 +196,15 @@ MHD_Result Answer(HttpApiServer* server, MHD_Connection* connection, const Route
       if (!deleted.ok()) return QueueError(connection, deleted);
       return QueueMessage(connection, absl::StatusOr<v1::DeleteJobResponse>(v1::DeleteJobResponse()));
     }
+    case Route::kRetry: {
+      v1::RetryJobRequest request;
+      if (!body.empty()) {
+        if (absl::Status s = FromJson(body, &request); !s.ok()) return QueueError(connection, s);
+      }
+      request.set_job_id(routed.job_id);
+      return QueueMessage(
+          connection, Await<v1::Job>([&](JobApi::JobReply reply) { api->Retry(*tenant, request, std::move(reply)); }));
+    }
     case Route::kCancel: {
       v1::CancelJobRequest request;
       request.set_job_id(routed.job_id);

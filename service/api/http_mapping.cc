@@ -44,6 +44,7 @@ RoutedRequest RouteOf(absl::string_view method, absl::string_view path) {
   if (!absl::ConsumePrefix(&rest, kJobs) || !absl::ConsumePrefix(&rest, "/") || rest.empty()) return {};
   if (absl::ConsumeSuffix(&rest, ":watch")) return Only(method, "GET", Route::kWatch, std::string(rest));
   if (absl::ConsumeSuffix(&rest, ":cancel")) return Only(method, "POST", Route::kCancel, std::string(rest));
+  if (absl::ConsumeSuffix(&rest, ":retry")) return Only(method, "POST", Route::kRetry, std::string(rest));
   if (absl::StrContains(rest, ':') || absl::StrContains(rest, '/')) return {};
   if (method == "DELETE") return {Route::kDelete, std::string(rest), ""};
   if (method == "GET" || method == "HEAD") return {Route::kGet, std::string(rest), ""};

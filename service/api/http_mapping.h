@@ -28,6 +28,7 @@ enum class Route {
   kWatch,   // GET /v1/jobs/{id}:watch (events)
   kCancel,  // POST /v1/jobs/{id}:cancel
   kDelete,  // DELETE /v1/jobs/{id}
+  kRetry,   // POST /v1/jobs/{id}:retry (body: a RetryJobRequest without job_id, or none)
 };
 
 struct RoutedRequest {

@@ -7,12 +7,19 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "jobspec/spec_bounds.h"
+#include "service/jobs/retry.h"
 
 namespace npuzzle {
 namespace {
 
 // How long a cancel waits for a running job to stop before answering.
 constexpr absl::Duration kCancelWait = absl::Seconds(2);
+
+// What only the service may set in a spec.
+absl::Status CheckSubmitted(const v1::JobSpec& spec) {
+  if (spec.retry_of().empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError("retry_of is set by RetryJob, not by a submission: call RetryJob");
+}
 
 }  // namespace
 
@@ -22,10 +29,12 @@ absl::StatusOr<std::string> JobApi::Authenticate(const std::string* authorizatio
 }
 
 void JobApi::Submit(const std::string& tenant, const v1::SubmitJobRequest& request, JobReply reply) {
+  if (absl::Status s = CheckSubmitted(request.spec()); !s.ok()) return reply(s);
   manager_->Submit(request.spec(), std::move(reply), tenant);
 }
 
 void JobApi::Solve(const std::string& tenant, const v1::SubmitJobRequest& request, WatchReply reply) {
+  if (absl::Status s = CheckSubmitted(request.spec()); !s.ok()) return reply(s);
   manager_->Submit(
       request.spec(),
       [manager = manager_, tenant, reply = std::move(reply)](absl::StatusOr<v1::Job> job) {
@@ -56,6 +65,14 @@ void JobApi::Cancel(const std::string& tenant, const v1::CancelJobRequest& reque
 
 absl::Status JobApi::Delete(const std::string& tenant, const v1::DeleteJobRequest& request) {
   return manager_->Delete(request.job_id(), tenant);
+}
+
+void JobApi::Retry(const std::string& tenant, const v1::RetryJobRequest& request, JobReply reply) {
+  absl::StatusOr<v1::Job> old = manager_->Get(request.job_id(), tenant);
+  if (!old.ok()) return reply(old.status());
+  absl::StatusOr<v1::JobSpec> spec = RetrySpec(*old, request);
+  if (!spec.ok()) return reply(spec.status());
+  manager_->Submit(*spec, std::move(reply), tenant);
 }
 
 absl::StatusOr<v1::ListJobsResponse> JobApi::List(const std::string& tenant, const v1::ListJobsRequest& request) {

@@ -47,6 +47,7 @@ class JobApi {
   void Cancel(const std::string& tenant, const v1::CancelJobRequest& request, JobReply reply);
   absl::StatusOr<v1::ListJobsResponse> List(const std::string& tenant, const v1::ListJobsRequest& request);
   absl::Status Delete(const std::string& tenant, const v1::DeleteJobRequest& request);
+  void Retry(const std::string& tenant, const v1::RetryJobRequest& request, JobReply reply);
 
  private:
   JobManager* const manager_;

@@ -206,6 +206,15 @@ grpc::ServerUnaryReactor* SolverServiceImpl::CancelJob(grpc::CallbackServerConte
   return answer;
 }
 
+grpc::ServerUnaryReactor* SolverServiceImpl::RetryJob(grpc::CallbackServerContext* context,
+                                                      const v1::RetryJobRequest* request, v1::Job* response) {
+  const absl::StatusOr<std::string> tenant = Caller(context);
+  if (!tenant.ok()) return Answer(context, tenant.status());
+  auto* answer = new JobAnswer(response);
+  api_->Retry(*tenant, *request, [answer](absl::StatusOr<v1::Job> job) { answer->Send(std::move(job)); });
+  return answer;
+}
+
 grpc::ServerUnaryReactor* SolverServiceImpl::DeleteJob(grpc::CallbackServerContext* context,
                                                        const v1::DeleteJobRequest* request, v1::DeleteJobResponse*) {
   const absl::StatusOr<std::string> tenant = Caller(context);

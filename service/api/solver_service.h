@@ -27,6 +27,8 @@ class SolverServiceImpl final : public v1::SolverService::CallbackService {
                                      v1::ListJobsResponse* response) override;
   grpc::ServerUnaryReactor* DeleteJob(grpc::CallbackServerContext* context, const v1::DeleteJobRequest* request,
                                       v1::DeleteJobResponse* response) override;
+  grpc::ServerUnaryReactor* RetryJob(grpc::CallbackServerContext* context, const v1::RetryJobRequest* request,
+                                     v1::Job* response) override;
 
  private:
   absl::StatusOr<std::string> Caller(grpc::CallbackServerContext* context);

@@ -142,6 +142,7 @@ void Scheduler::Finished(Worker& w, const v1::JobFinished& f) {
   if (!current) return;
   workers_->Release(w, {r->job.id()});
   if (!f.error().empty()) {
+    r->job.set_error_permanent(f.error_permanent());
     lifecycle_->End(*r, JobChange::kFail, nullptr, f.error());
   } else if (f.result().status() == "cancelled") {
     if (r->cancel_requested) {

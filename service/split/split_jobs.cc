@@ -21,6 +21,7 @@ constexpr absl::Duration kProgressInterval = absl::Milliseconds(250);
 void SplitJobs::Start(JobRecord& r) {
   absl::StatusOr<SolveRequest> request = RequestFromSpec(r.job.spec());
   if (!request.ok()) {
+    r.job.set_error_permanent(IsSpecError(request.status()));
     lifecycle_->End(r, JobChange::kFail, nullptr, std::string(request.status().message()));
     return;
   }
@@ -113,6 +114,7 @@ void SplitJobs::Finished(Worker& w, const v1::JobFinished& f) {
   if (held) workers_->Release(w, lease);
   const std::string& status = f.result().status();
   if (!f.error().empty()) {
+    r->job.set_error_permanent(f.error_permanent());
     lifecycle_->End(*r, JobChange::kFail, nullptr, absl::StrCat("work unit ", lease.unit, ": ", f.error()));
     return;
   }

@@ -556,6 +556,24 @@ TEST_F(JobManagerTest, ASecondProcessUnderALiveWorkersIdIsRefused) {
   Settle();
 }
 
+// A worker that finds the job's spec at fault says so, and the failed job
+// carries it (RetryJob then refuses it); a lost worker's failure does not.
+TEST_F(JobManagerTest, AFailureInTheSpecIsStoredAsPermanent) {
+  const v1::Job job = *manager_->Submit(Spec());
+  auto link = Connect("w1");
+  ASSERT_EQ(link->Assignments().size(), 1u);
+  v1::WorkerMessage failed;
+  failed.mutable_finished()->set_job_id(job.id());
+  failed.mutable_finished()->set_attempt(link->Assignments()[0].attempt());
+  failed.mutable_finished()->set_error("pdb_groups: tile 16 is not on a 4x4 board");
+  failed.mutable_finished()->set_error_permanent(true);
+  Receive(link.get(), failed);
+  const v1::Job stored = *store_->Get(job.id());
+  EXPECT_EQ(stored.state(), v1::JOB_STATE_FAILED);
+  EXPECT_TRUE(stored.error_permanent());
+  EXPECT_EQ(stored.error(), "pdb_groups: tile 16 is not on a 4x4 board");
+}
+
 // A store whose disk fills up on demand: every commit fails as SQLite's
 // does on a full disk, and reads go on working.
 class FillableStore : public JobStore {

@@ -385,6 +385,62 @@ TEST(Service, AtFullRateWithAShortRetentionTheStoreStopsGrowing) {
       << "the store grew with the jobs";
 }
 
+// RetryJob runs a job stopped by its node limit again, as a new job that
+// links back to it, with the limits the retry gives; by gRPC and by HTTP,
+// once per request id. A job that ended with its answer is refused, and a
+// submission may not claim to be a retry.
+TEST(Service, ALimitStoppedJobIsRetriedAsANewLinkedJob) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1);
+  c.Start();
+  v1::JobSpec spec = SpecFor("8 6 7 2 5 4 3 0 1", "standard", "bfs", "");
+  spec.mutable_limits()->set_max_nodes(100);
+  const std::string old = Submit(c.stub(), spec)->id();
+  absl::StatusOr<v1::Job> stopped = AwaitState(c.stub(), old, v1::JOB_STATE_DONE, absl::Seconds(10));
+  ASSERT_TRUE(stopped.ok()) << stopped.status();
+  ASSERT_EQ(stopped->result().status(), "node_limit");
+
+  v1::RetryJobRequest request;
+  request.set_job_id(old);
+  request.set_request_id("retry-once");
+  request.mutable_limits()->set_max_nodes(10000000);
+  auto retry = [&](const v1::RetryJobRequest& r) -> absl::StatusOr<v1::Job> {
+    grpc::ClientContext context;
+    v1::Job job;
+    const grpc::Status s = c.stub().RetryJob(&context, r, &job);
+    if (!s.ok()) return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+    return job;
+  };
+  absl::StatusOr<v1::Job> again = retry(request);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_NE(again->id(), old);
+  EXPECT_EQ(again->spec().retry_of(), old);
+  EXPECT_EQ(retry(request)->id(), again->id()) << "the same request id names the same retry";
+  absl::StatusOr<v1::Job> solved = AwaitState(c.stub(), again->id(), v1::JOB_STATE_DONE, absl::Seconds(30));
+  ASSERT_TRUE(solved.ok()) << solved.status();
+  EXPECT_EQ(solved->result().status(), "solved");
+  EXPECT_EQ(solved->result().length(), 31);
+  EXPECT_EQ(GetJob(c.stub(), old)->result().status(), "node_limit") << "the old job is left as it ended";
+
+  request.set_job_id(again->id());
+  request.set_request_id("");
+  const absl::Status refused = retry(request).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("ended with its answer (solved)"));
+
+  // By HTTP: the body is optional.
+  absl::StatusOr<testing::HttpResponse> http =
+      testing::HttpRequest("127.0.0.1", c.http_port(), "POST", absl::StrCat("/v1/jobs/", old, ":retry"));
+  ASSERT_TRUE(http.ok()) << http.status();
+  EXPECT_EQ(http->code, 200) << http->body;
+  EXPECT_THAT(http->body, HasSubstr(absl::StrCat("\"retryOf\":\"", old, "\"")));
+
+  spec.set_retry_of(old);
+  const absl::Status claimed = Submit(c.stub(), spec).status();
+  EXPECT_EQ(claimed.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(claimed.message(), HasSubstr("retry_of is set by RetryJob"));
+}
+
 TEST(Service, KilledWorkersJobFinishesOnAnotherWorker) {
   testing::TempDir dir;
   Coordinator c(dir, 0);
