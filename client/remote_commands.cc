@@ -54,8 +54,10 @@ int ExitCodeFor(const v1::Job& job) {
 std::string Summary(const v1::Job& job) {
   std::string line = absl::StrCat(job.id(), " ", JobStateName(job.state()));
   if (!job.worker_id().empty() && job.state() == v1::JOB_STATE_RUNNING) {
-    absl::StrAppend(&line, " on ", job.worker_id(), " (attempt ", job.attempt(), ")");
+    absl::StrAppend(&line, " on ", job.worker_id(), " (attempt ", job.attempt(), ")",
+                    RenderEstimate(ProgressFromProto(job.progress())));
   }
+  if (job.queue_position() > 0) absl::StrAppend(&line, ", number ", job.queue_position(), " in the queue");
   if (job.has_result()) absl::StrAppend(&line, ": ", job.result().status());
   if (job.result().status() == "solved") absl::StrAppend(&line, ", ", job.result().length(), " moves");
   if (!job.error().empty()) absl::StrAppend(&line, ": ", job.error());

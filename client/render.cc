@@ -25,6 +25,14 @@ std::string Duration(absl::Duration d) {
   return ms < 1000 ? absl::StrFormat("%.3f ms", ms) : absl::StrFormat("%.2f s", ms / 1000);
 }
 
+// An estimate's precision: "40 s", "12 min", "3.5 h".
+std::string Rough(absl::Duration d) {
+  const double s = absl::ToDoubleSeconds(d);
+  if (s < 90) return absl::StrFormat("%.0f s", s);
+  if (s < 90 * 60) return absl::StrFormat("%.0f min", s / 60);
+  return absl::StrFormat("%.1f h", s / 3600);
+}
+
 // Two grids side by side under their titles.
 std::string SideBySide(const std::string& left_title, const Board& left, const std::string& right_title,
                        const Board& right) {
@@ -115,14 +123,28 @@ nlohmann::json ResultToJson(const Board& start, const Board& goal, const SolveRe
 
 std::string RenderProgress(const Progress& p) {
   if (!p.activity.empty()) return p.activity;
+  std::string line;
   if (p.best_length > 0) {
-    return absl::StrFormat("best %d moves, lower bound %d (gap %.3f), %s expanded, %s/s, %s", p.best_length,
+    line = absl::StrFormat("best %d moves, lower bound %d (gap %.3f), %s expanded, %s/s, %s", p.best_length,
                            p.lower_bound, static_cast<double>(p.best_length) / std::max(1, p.lower_bound),
                            Compact(p.expanded), Compact(p.nodes_per_second), Duration(p.elapsed));
+  } else {
+    line = absl::StrFormat("%s expanded, %s generated, %s/s, bound %d, best h %d, open %s, %s", Compact(p.expanded),
+                           Compact(p.generated), Compact(p.nodes_per_second), p.bound, p.best_h, Compact(p.open_size),
+                           Duration(p.elapsed));
   }
-  return absl::StrFormat("%s expanded, %s generated, %s/s, bound %d, best h %d, open %s, %s", Compact(p.expanded),
-                         Compact(p.generated), Compact(p.nodes_per_second), p.bound, p.best_h, Compact(p.open_size),
-                         Duration(p.elapsed));
+  return line + RenderEstimate(p);
+}
+
+std::string RenderEstimate(const Progress& p) {
+  std::string estimate;
+  if (p.fraction_done) {
+    // IDA*'s estimate is of its threshold; the others' of the whole run.
+    absl::StrAppend(&estimate, absl::StrFormat(", ~%.0f%%", 100 * *p.fraction_done),
+                    p.best_length == 0 && p.bound > 0 ? absl::StrCat(" of bound ", p.bound) : "");
+  }
+  if (p.time_left) absl::StrAppend(&estimate, ", ~", Rough(*p.time_left), " left");
+  return estimate;
 }
 
 }  // namespace npuzzle

@@ -16,8 +16,11 @@ std::string RenderHuman(const Board& start, const Board& goal, const SolveResult
 
 nlohmann::json ResultToJson(const Board& start, const Board& goal, const SolveResult& result);
 
-// "1.2M nodes, 3.4M/s, bound 52, 1.23 s": the live progress line.
+// "1.2M nodes, 3.4M/s, bound 52, 1.23 s, ~40% of bound 52, ~12 s left":
+// the live progress line.
 std::string RenderProgress(const Progress& p);
+// Its estimate (", ~40% of bound 52, ~12 s left"; "" without one).
+std::string RenderEstimate(const Progress& p);
 
 }  // namespace npuzzle
 

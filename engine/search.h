@@ -56,6 +56,12 @@ struct Progress {
   // the proven lower bound on the optimal length.
   int best_length = 0;
   int lower_bound = 0;
+  // Where the search can tell: how much of its work is done (0 to 1) and
+  // the time that is left at its present rate. IDA*: of the current
+  // threshold, from the growth of those before it; anytime: of its time
+  // limit, or of the way from its first answer's gap to max_gap if further.
+  std::optional<double> fraction_done;
+  std::optional<absl::Duration> time_left;
 };
 
 // A finished iteration of an iterative-deepening search: no solution is

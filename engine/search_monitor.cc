@@ -61,8 +61,33 @@ void SearchMonitor::Flush(WorkCounter& c) {
   FlushLocked(c);
 }
 
+void SearchMonitor::StartIteration(int bound, WorkCounter& c) {
+  SetBound(bound);
+  iterations_.fetch_add(1, std::memory_order_relaxed);
+  absl::MutexLock lock(&mu_);
+  FlushLocked(c);
+  if (pass_began_ != absl::InfinitePast()) {
+    pass_before_ = last_pass_;
+    last_pass_ = totals_.expanded - pass_began_expanded_;
+  }
+  pass_began_ = absl::Now();
+  pass_began_expanded_ = totals_.expanded;
+}
+
 Progress SearchMonitor::SnapshotLocked() const {
   Progress p;
+  // IDA*'s passes grow by about the same factor each (the heuristic's
+  // branching factor), so the current one should take about the last one
+  // times the last growth. The estimate is of this pass: the search ends
+  // in it if the answer is this long, and starts a larger one otherwise.
+  if (pass_before_ > 0 && last_pass_ > 0) {
+    const double growth = std::max(1.0, static_cast<double>(last_pass_) / static_cast<double>(pass_before_));
+    const double expected = static_cast<double>(last_pass_) * growth;
+    const double done = static_cast<double>(totals_.expanded - pass_began_expanded_);
+    p.fraction_done = std::min(0.99, done / expected);
+    const double seconds = absl::ToDoubleSeconds(absl::Now() - pass_began_);
+    if (done > 0 && done < expected && seconds > 0) p.time_left = absl::Seconds((expected - done) * seconds / done);
+  }
   p.expanded = totals_.expanded;
   p.generated = totals_.generated;
   p.open_size = open_size_;

@@ -83,7 +83,10 @@ class SearchMonitor {
   SearchStatus stop_status() const;
 
   void SetBound(int bound) { bound_.store(bound, std::memory_order_relaxed); }
-  void AddIteration() { iterations_.fetch_add(1, std::memory_order_relaxed); }
+  // An iterative-deepening search begins its pass at `bound`. Flushes `c`,
+  // so the sizes of the finished passes, from which progress estimates the
+  // current one's, are exact.
+  void StartIteration(int bound, WorkCounter& c);
 
   // Flushes `c` one last time and fills in the totals and timings.
   SearchStats Finish(WorkCounter& c, int start_h);
@@ -120,6 +123,11 @@ class SearchMonitor {
   uint64_t chunk_ ABSL_GUARDED_BY(mu_) = 256;
   absl::Time last_check_in_ ABSL_GUARDED_BY(mu_);
   absl::Time next_progress_ ABSL_GUARDED_BY(mu_);
+  // The current pass's start, and the nodes of the two passes before it.
+  absl::Time pass_began_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  uint64_t pass_began_expanded_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t last_pass_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t pass_before_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace npuzzle

@@ -177,6 +177,8 @@ v1::Progress ProgressToProto(const Progress& p) {
   m.set_activity(p.activity);
   m.set_best_length(p.best_length);
   m.set_lower_bound(p.lower_bound);
+  if (p.fraction_done) m.set_fraction_done(*p.fraction_done);
+  if (p.time_left) m.set_eta_ms(absl::ToInt64Milliseconds(*p.time_left));
   return m;
 }
 
@@ -192,6 +194,8 @@ Progress ProgressFromProto(const v1::Progress& m) {
   p.activity = m.activity();
   p.best_length = m.best_length();
   p.lower_bound = m.lower_bound();
+  if (m.has_fraction_done()) p.fraction_done = m.fraction_done();
+  if (m.has_eta_ms()) p.time_left = absl::Milliseconds(m.eta_ms());
   return p;
 }
 

@@ -387,8 +387,7 @@ SearchOutcome SubtreeSearch(const SearchProblem<H>& p) {
     entry = static_cast<uint8_t>(d);
   }
   const typename H::Node root_h = p.heuristic.Start(root);
-  monitor.SetBound(unit.bound);
-  monitor.AddIteration();
+  monitor.StartIteration(unit.bound, c);
   BoundedDfs<H> dfs(p.puzzle, p.heuristic, p.options.seed);
   if (unit.hand_back != nullptr) dfs.AllowHandBack(unit.hand_back, unit.prefix);
   const int g0 = static_cast<int>(unit.prefix.size());
@@ -451,8 +450,7 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
     if (!frontier && p.options.threads > 1 && generated >= kParallelAfterGenerated) {
       frontier = Frontier<H>::Grow(p, pruning, kSubtreesPerThread * p.options.threads, bound - 1, c);
     }
-    monitor.SetBound(bound);
-    monitor.AddIteration();
+    monitor.StartIteration(bound, c);
     typename BoundedDfs<H>::Pass pass;
     if (frontier) {
       pass = ParallelPass(p, pruning, *frontier, bound, monitor);

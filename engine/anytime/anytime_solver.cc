@@ -176,6 +176,25 @@ void Prove(const SolveRequest& request, int threads, Race& race, Counts& counts)
   if (outcome->status == SearchStatus::kSolved) race.Offer(std::move(outcome->moves), /*optimal=*/true);
 }
 
+// How far a run is: of its time limit, or, if further, of the way from
+// its first answer's gap (length over lower bound) to the gap it stops at
+// (max_gap, else 1: proved optimal). The gap closes unevenly, so the time
+// left is the time limit's: the run ends by then at the latest.
+void EstimateProgress(Progress& p, double max_gap, absl::Duration time_limit, std::optional<double>& first_gap) {
+  double fraction = 0;
+  if (time_limit != absl::InfiniteDuration()) {
+    fraction = absl::FDivDuration(p.elapsed, time_limit);
+    p.time_left = std::max(absl::ZeroDuration(), time_limit - p.elapsed);
+  }
+  if (p.best_length > 0 && p.lower_bound > 0) {
+    const double gap = static_cast<double>(p.best_length) / p.lower_bound;
+    if (!first_gap) first_gap = gap;
+    const double target = max_gap > 0 ? max_gap : 1.0;
+    if (*first_gap > target) fraction = std::max(fraction, (*first_gap - gap) / (*first_gap - target));
+  }
+  p.fraction_done = std::clamp(fraction, 0.0, 0.99);
+}
+
 SearchStatus StatusOf(const std::string& stopped_by, bool answered) {
   if (stopped_by == "cancelled") return SearchStatus::kCancelled;
   if (answered) return SearchStatus::kSolved;
@@ -244,6 +263,7 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
   }
 
   absl::Time next_progress = begin + options.progress_interval;
+  std::optional<double> first_gap;
   auto report = [&] {
     Progress p;
     p.expanded = counts.expanded();
@@ -253,6 +273,7 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
     p.nodes_per_second = static_cast<double>(p.generated) / std::max(1e-9, absl::ToDoubleSeconds(p.elapsed));
     p.best_length = race.best_length();
     p.lower_bound = race.lower_bound();
+    EstimateProgress(p, request.max_gap, deadline - begin, first_gap);
     options.on_progress(p);
   };
   while (!race.stopped()) {

@@ -178,12 +178,18 @@ std::optional<absl::StatusOr<v1::Job>> JobManager::Resubmitted(const v1::JobSpec
   return known;
 }
 
+v1::Job JobManager::AsItStands(const JobRecord& r) {
+  v1::Job job = r.job;
+  job.set_queue_position(static_cast<int32_t>(lifecycle_.queue().Position(job.id())));
+  return job;
+}
+
 absl::StatusOr<v1::Job> JobManager::Get(const std::string& id, const std::string& tenant) {
   if (absl::Status s = CheckJobId(id); !s.ok()) return s;
   std::optional<v1::Job> unfinished;
   {
     absl::MutexLock lock(&mu_);
-    if (const JobRecord* r = lifecycle_.Find(id)) unfinished = r->job;
+    if (const JobRecord* r = lifecycle_.Find(id)) unfinished = AsItStands(*r);
   }
   absl::StatusOr<v1::Job> job = unfinished ? *std::move(unfinished) : store_->Get(id);
   if (job.ok() && job->tenant() != tenant) return NoSuchJob(id);
@@ -259,7 +265,7 @@ absl::StatusOr<std::shared_ptr<JobWatch>> JobManager::Watch(const std::string& i
     Locked lock(this);
     if (const JobRecord* r = lifecycle_.Find(id)) {
       if (r->job.tenant() != tenant) return NoSuchJob(id);
-      events_.Watch(r->job, watch);
+      events_.Watch(AsItStands(*r), watch);
       return watch;
     }
   }

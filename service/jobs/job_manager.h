@@ -165,6 +165,9 @@ class JobManager {
   void Progress(const Worker& w, const v1::JobProgress& progress) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Checkpoint(const Worker& w, const v1::JobCheckpoint& checkpoint) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // An unfinished job as a client sees it: with its place in the queue.
+  v1::Job AsItStands(const JobRecord& r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   void Housekeeping();
   std::vector<WorkerGauges> WorkerSamples();
   std::vector<TenantGauges> TenantSamples();

@@ -37,6 +37,36 @@ size_t JobQueue::QueuedOf(const std::string& tenant) const {
   return it == queued_by_tenant_.end() ? 0 : it->second;
 }
 
+size_t JobQueue::Position(const std::string& id) const {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return 0;
+  const Entry& e = it->second;
+  const int64_t own_level = -static_cast<int64_t>(e.priority);
+  size_t ahead = 0;
+  for (const auto& [negated_priority, level] : levels_) {
+    if (negated_priority < own_level) {
+      for (const auto& [tenant, jobs] : level.by_tenant) ahead += jobs.size();
+      continue;
+    }
+    // Tenants take one job a turn in the order of `turns`, each going to
+    // the back, so the job's tenant's k-th job goes in round k: before it,
+    // k + 1 jobs of each tenant ahead of its own in the turns and k of
+    // each behind (or all they have, if fewer).
+    const auto& own = level.by_tenant.at(e.tenant);
+    const size_t k = static_cast<size_t>(std::distance(own.begin(), own.find({e.seq, id})));
+    bool behind = false;
+    for (const std::string& tenant : level.turns) {
+      if (tenant == e.tenant) {
+        behind = true;
+        continue;
+      }
+      ahead += std::min(level.by_tenant.at(tenant).size(), behind ? k : k + 1);
+    }
+    return ahead + k + 1;
+  }
+  return 0;  // unreachable: the job's level is there
+}
+
 std::optional<std::string> JobQueue::PopReady(absl::Time now, const std::function<bool(const std::string&)>& may_run) {
   for (auto& [negated_priority, level] : levels_) {
     for (auto turn = level.turns.begin(); turn != level.turns.end(); ++turn) {

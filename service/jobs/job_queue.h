@@ -38,6 +38,9 @@ class JobQueue {
     return static_cast<int32_t>(-levels_.begin()->first);
   }
   size_t QueuedOf(const std::string& tenant) const;
+  // The job's place in the order PopReady hands jobs out (1: next), were
+  // every tenant free to run and every job ready; 0 if it is not queued.
+  size_t Position(const std::string& id) const;
   const absl::flat_hash_map<std::string, size_t>& QueuedByTenant() const { return queued_by_tenant_; }
 
   // Takes the next job that may be handed out at `now`, skipping tenants

@@ -24,8 +24,8 @@ absl::Status Pointless(const v1::Job& old) {
       const bool cut_short = (status && IsLimit(*status)) ||
                              (!old.result().optimal() && absl::EndsWith(old.result().stopped_by(), " limit"));
       if (cut_short) return absl::OkStatus();
-      return absl::FailedPreconditionError(absl::StrCat(job, " ended with its answer (", old.result().status(),
-                                                        "): there is nothing to retry"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(job, " ended with its answer (", old.result().status(), "): there is nothing to retry"));
     }
     default:
       return absl::FailedPreconditionError(absl::StrCat(job, " has not finished: watch it, or cancel it first"));

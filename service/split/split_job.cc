@@ -170,6 +170,16 @@ v1::Progress SplitJob::JobProgress(absl::Duration elapsed) const {
   p.set_units_done(static_cast<int32_t>(done_));
   p.set_units_total(static_cast<int32_t>(units_.size()));
   p.set_workers(static_cast<int32_t>(workers.size()));
+  // Of this threshold, by its units (the last ones are the smallest: they
+  // were cut for that), at the pace of those done so far.
+  if (!units_.empty()) {
+    p.set_fraction_done(std::min(0.99, static_cast<double>(done_) / static_cast<double>(units_.size())));
+    if (done_ > 0) {
+      const absl::Duration spent = absl::Now() - threshold_began_;
+      p.set_eta_ms(
+          absl::ToInt64Milliseconds(spent * static_cast<double>(units_.size() - done_) / static_cast<double>(done_)));
+    }
+  }
   return p;
 }
 
@@ -256,6 +266,7 @@ void SplitJob::NextThreshold(int bound) {
   done_ = 0;
   next_bound_ = 0;
   bound_ = bound;
+  threshold_began_ = absl::Now();
   for (std::vector<Dir>& prefix : next) Queue(std::move(prefix));
 }
 

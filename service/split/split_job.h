@@ -184,6 +184,7 @@ class SplitJob {
   const size_t max_out_;
 
   int bound_ = 0;
+  absl::Time threshold_began_ = absl::Now();
   int64_t next_id_ = 1;
   std::map<int64_t, Entry> units_;  // this threshold's
   std::deque<int64_t> waiting_;     // in search order

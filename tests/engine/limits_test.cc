@@ -1,6 +1,7 @@
 // Limits, cancellation, progress, seeds and request validation.
 #include <atomic>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <thread>
@@ -220,6 +221,71 @@ TEST(Progress, ObserverSeesGrowingCountsAtTheCadence) {
   EXPECT_GT(seen.back().nodes_per_second, 0);
   EXPECT_GE(seen.back().bound, r.stats.start_h);
   EXPECT_GT(seen.back().best_h, 0);
+}
+
+// IDA* estimates each threshold's size from the growth of those before;
+// checked against the sizes the thresholds turned out to have (the
+// checkpoints' counts), it is within a factor of 3 once a tenth is done.
+TEST(Progress, IdaStarEstimatesEachThresholdFromTheGrowthOfThoseBefore) {
+  std::vector<Progress> seen;
+  std::map<int, uint64_t> ended_at;  // threshold: expanded when it finished
+  absl::Mutex mu;
+  SearchOptions options;
+  options.limits.max_time = absl::Seconds(2);
+  options.progress_interval = absl::Milliseconds(10);
+  options.on_progress = [&](const Progress& p) {
+    absl::MutexLock lock(&mu);
+    seen.push_back(p);
+  };
+  options.on_checkpoint = [&](const IterationCheckpoint& c) {
+    absl::MutexLock lock(&mu);
+    ended_at[c.bound] = c.expanded;
+  };
+  SolveAndReplay(Korf1(), Korf1Goal(), "idastar", "misplaced", options);
+  int judged = 0;
+  for (const Progress& p : seen) {
+    if (!p.fraction_done) continue;
+    EXPECT_GE(*p.fraction_done, 0.0);
+    EXPECT_LE(*p.fraction_done, 0.99);
+    const auto end = ended_at.find(p.bound);
+    if (end == ended_at.end() || end == ended_at.begin() || *p.fraction_done < 0.1 || *p.fraction_done >= 0.99) {
+      continue;
+    }
+    const auto start = std::prev(end);  // the threshold before
+    const double predicted = static_cast<double>(p.expanded - start->second) / *p.fraction_done;
+    const double actual = static_cast<double>(end->second - start->second);
+    EXPECT_GT(predicted, actual / 3) << "bound " << p.bound;
+    EXPECT_LT(predicted, actual * 3) << "bound " << p.bound;
+    EXPECT_TRUE(p.time_left.has_value());
+    ++judged;
+  }
+  EXPECT_GE(judged, 3) << "too few estimates to judge";
+}
+
+// An anytime run estimates how far it is towards its time limit (or its
+// gap target), and the time left is the limit's.
+TEST(Progress, AnytimeEstimatesByItsTimeLimitAndGap) {
+  std::vector<Progress> seen;
+  absl::Mutex mu;
+  SolveRequest request;
+  request.goal = *GoalPreset("standard", 6, 6);
+  std::mt19937_64 rng(3);
+  request.start = RandomWalk(request.goal, 400, rng);
+  request.algorithm = "anytime";
+  request.options.limits.max_time = absl::Seconds(1);
+  request.options.progress_interval = absl::Milliseconds(50);
+  request.options.on_progress = [&](const Progress& p) {
+    absl::MutexLock lock(&mu);
+    seen.push_back(p);
+  };
+  ASSERT_TRUE(Solve(request).ok());
+  ASSERT_FALSE(seen.empty());
+  for (const Progress& p : seen) {
+    ASSERT_TRUE(p.fraction_done.has_value());
+    ASSERT_TRUE(p.time_left.has_value());
+    EXPECT_LE(*p.time_left, absl::Seconds(1));
+    EXPECT_GE(*p.fraction_done, absl::FDivDuration(p.elapsed, absl::Seconds(1)) - 1e-9);
+  }
 }
 
 TEST(Seed, SameSeedSameAnswerAndOtherSeedsVary) {

@@ -3,9 +3,12 @@
 // tenants passed over at their running quota.
 #include "service/jobs/job_queue.h"
 
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
@@ -73,6 +76,35 @@ TEST(JobQueue, ATenantAtItsQuotaIsPassedOverNotDropped) {
   EXPECT_FALSE(queue.PopReady(absl::Now(), not_capped));
   EXPECT_EQ(queue.QueuedOf("capped"), 1u);
   EXPECT_EQ(PopAll(queue), std::vector<std::string>{"capped-1"});
+}
+
+// Position says where each job stands in exactly the order PopReady then
+// hands them out, over random mixes of priorities and tenants, including
+// queues whose tenants have already taken turns.
+TEST(JobQueue, PositionsAreThePopOrder) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 50; ++trial) {
+    JobQueue queue;
+    int64_t seq = 0;
+    auto push_some = [&](int n) {
+      for (int i = 0; i < n; ++i) {
+        const std::string id = absl::StrCat("j", ++seq);
+        queue.Push(Job(id, absl::StrCat("t", rng() % 4), static_cast<int>(rng() % 3)), seq);
+      }
+    };
+    push_some(30);
+    for (int i = 0; i < 5; ++i) queue.PopReady(absl::Now(), [](const std::string&) { return true; });
+    push_some(10);
+    std::map<std::string, size_t> positions;
+    for (int64_t s = 1; s <= seq; ++s) {
+      const std::string id = absl::StrCat("j", s);
+      if (queue.Contains(id)) positions[id] = queue.Position(id);
+    }
+    const std::vector<std::string> order = PopAll(queue);
+    ASSERT_EQ(order.size(), positions.size());
+    for (size_t i = 0; i < order.size(); ++i) EXPECT_EQ(positions[order[i]], i + 1) << "trial " << trial;
+  }
+  EXPECT_EQ(JobQueue().Position("absent"), 0u);
 }
 
 }  // namespace

@@ -24,11 +24,10 @@ v1::Job Ended(v1::JobState state, const std::string& status = "", const std::str
 }
 
 TEST(Retry, FailedCancelledAndLimitStoppedJobsRunAgain) {
-  for (const v1::Job& old :
-       {Ended(v1::JOB_STATE_FAILED), Ended(v1::JOB_STATE_CANCELLED, "cancelled"),
-        Ended(v1::JOB_STATE_DONE, "node_limit"), Ended(v1::JOB_STATE_DONE, "time_limit"),
-        Ended(v1::JOB_STATE_DONE, "memory_limit"), Ended(v1::JOB_STATE_DONE, "depth_limit"),
-        Ended(v1::JOB_STATE_DONE, "solved", "time limit")}) {
+  for (const v1::Job& old : {Ended(v1::JOB_STATE_FAILED), Ended(v1::JOB_STATE_CANCELLED, "cancelled"),
+                             Ended(v1::JOB_STATE_DONE, "node_limit"), Ended(v1::JOB_STATE_DONE, "time_limit"),
+                             Ended(v1::JOB_STATE_DONE, "memory_limit"), Ended(v1::JOB_STATE_DONE, "depth_limit"),
+                             Ended(v1::JOB_STATE_DONE, "solved", "time limit")}) {
     absl::StatusOr<v1::JobSpec> spec = RetrySpec(old, v1::RetryJobRequest());
     ASSERT_TRUE(spec.ok()) << old.ShortDebugString() << ": " << spec.status();
     EXPECT_EQ(spec->retry_of(), "old");

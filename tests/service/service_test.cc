@@ -441,6 +441,39 @@ TEST(Service, ALimitStoppedJobIsRetriedAsANewLinkedJob) {
   EXPECT_THAT(claimed.message(), HasSubstr("retry_of is set by RetryJob"));
 }
 
+// Waiting jobs say where they stand, and a running IDA* job says how far
+// through its threshold it is, through the API as the CLI's get shows it.
+TEST(Service, QueuedJobsShowTheirPlaceAndRunningOnesTheirEstimate) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i)
+    ids.push_back(Submit(c.stub(), SpecFor(kKorf1, "blank-first", "idastar", "misplaced"))->id());
+  v1::JobSpec urgent = SpecFor("8 1 3 4 0 2 7 6 5");
+  urgent.set_priority(5);
+  const std::string first = Submit(c.stub(), urgent)->id();
+  EXPECT_EQ(GetJob(c.stub(), first)->queue_position(), 1);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(GetJob(c.stub(), ids[i])->queue_position(), i + 2);
+  auto worker = StartWorker(c, dir, "w");
+  ASSERT_TRUE(AwaitState(c.stub(), ids[0], v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+  EXPECT_EQ(GetJob(c.stub(), ids[1])->queue_position(), 1);
+  const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(20));
+  absl::StatusOr<v1::Job> running;
+  while (absl::Now() < deadline) {
+    running = GetJob(c.stub(), ids[0]);
+    if (running.ok() && running->progress().has_fraction_done()) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_TRUE(running.ok());
+  EXPECT_TRUE(running->progress().has_fraction_done()) << running->ShortDebugString();
+  EXPECT_EQ(running->queue_position(), 0);
+  for (const std::string& id : ids) {
+    v1::Job cancelled;
+    Cancel(c.stub(), id, &cancelled);
+  }
+}
+
 TEST(Service, KilledWorkersJobFinishesOnAnotherWorker) {
   testing::TempDir dir;
   Coordinator c(dir, 0);

@@ -158,9 +158,19 @@ async function check(page, url) {
   await page.click("#solve");
   await page.waitForFunction(() => Number(document.getElementById("stat-expanded").textContent.replace(/\D/g, "")) > 0 &&
                                    /running/.test(document.getElementById("status").textContent), { timeout: 30000 });
+  // IDA* estimates its threshold once two have finished.
+  await page.waitForFunction(() => /^~\d+% of bound \d+(, ~\S+ (s|min|h) left)?$/.test(
+    document.getElementById("stat-estimate").textContent), { timeout: 20000 });
   await sleep(1500);
   await page.screenshot({ path: join(args.out, "web-page-progress.png"), fullPage: true });
   assert.match(await page.$eval("#stat-rate", (e) => e.textContent), /^[\d,]+ states\/s$/);
+  // The chart has its axes: labels drawn left of the plot and below it.
+  const inked = await page.$eval("#chart", (c) => {
+    const g = c.getContext("2d");
+    const count = (x, y, w, h) => g.getImageData(x, y, w, h).data.filter((v, i) => i % 4 === 3 && v > 0).length;
+    return { left: count(0, 0, 90, c.height - 40), bottom: count(96, c.height - 34, c.width - 96, 34) };
+  });
+  assert.ok(inked.left > 50 && inked.bottom > 50, `axis labels: ${JSON.stringify(inked)}`);
   await page.click("#cancel");
   await page.waitForFunction(() => /^cancelled/.test(document.getElementById("status").textContent), { timeout: 10000 });
   assert.equal(await page.$eval("#status", (s) => s.textContent), "cancelled");
