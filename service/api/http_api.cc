@@ -282,31 +282,39 @@ absl::StatusOr<std::unique_ptr<HttpApiServer>> HttpApiServer::Start(JobApi* api,
     first->cert = *std::move(cert);
     first->key = *std::move(key);
   }
-  if (absl::Status s = server->StartDaemon(*first, -1, false); !s.ok()) return s;
-  const MHD_DaemonInfo* info = MHD_get_daemon_info(first->daemon, MHD_DAEMON_INFO_BIND_PORT);
-  server->port_ = info != nullptr ? info->port : 0;
+  if (absl::Status s = server->StartDaemon(*first, false); !s.ok()) return s;
   const bool tls = !first->cert.empty();
-  server->serving_ = std::move(first);
+  {
+    absl::MutexLock lock(&server->serving_mu_);
+    server->serving_ = std::move(first);
+  }
+  absl::StatusOr<sockaddr_in> address = ParseListenAddress(o.listen, "HTTP API");
+  if (!address.ok()) return address.status();
+  absl::StatusOr<std::unique_ptr<HttpAcceptor>> acceptor = HttpAcceptor::Start(
+      *address, o.idle_timeout,
+      [s = server.get()](int fd, const sockaddr* peer, socklen_t length) { s->Take(fd, peer, length); });
+  if (!acceptor.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot serve the HTTP API on ", o.listen, ": ", acceptor.status().message()));
+  }
+  server->acceptor_ = *std::move(acceptor);
   if (tls) server->reloader_ = std::thread([s = server.get()] { s->ReloadLoop(); });
   return server;
 }
 
-absl::Status HttpApiServer::StartDaemon(Daemon& d, int listen_socket, bool check_only) {
+void HttpApiServer::Take(int fd, const sockaddr* address, socklen_t length) {
+  absl::MutexLock lock(&serving_mu_);
+  // Refused (over a limit), the connection is closed by the daemon.
+  MHD_add_connection(serving_->daemon, fd, address, length);
+}
+
+absl::Status HttpApiServer::StartDaemon(Daemon& d, bool check_only) {
   const Options& o = options_;
-  // ITC: so that a reload can take the listening socket over (quiesce).
-  unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC;
+  unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
+                       MHD_USE_NO_LISTEN_SOCKET;
   if (!d.cert.empty()) flags |= MHD_USE_TLS;
   if (check_only) flags = MHD_USE_TLS | MHD_USE_NO_LISTEN_SOCKET;
   std::vector<MHD_OptionItem> items;
-  sockaddr_in addr{};
-  if (listen_socket >= 0) {
-    items.push_back({MHD_OPTION_LISTEN_SOCKET, listen_socket, nullptr});
-  } else if (!check_only) {
-    absl::StatusOr<sockaddr_in> parsed = ParseListenAddress(o.listen, "HTTP API");
-    if (!parsed.ok()) return parsed.status();
-    addr = *parsed;
-    items.push_back({MHD_OPTION_SOCK_ADDR, 0, &addr});
-  }
   if (!d.cert.empty()) {
     items.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0, d.cert.data()});
     items.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0, d.key.data()});
@@ -321,8 +329,7 @@ absl::Status HttpApiServer::StartDaemon(Daemon& d, int listen_socket, bool check
   if (d.daemon == nullptr) {
     if (check_only) return absl::InvalidArgumentError("the certificate and key do not make a pair TLS can use");
     return absl::UnavailableError(
-        absl::StrCat("cannot serve the HTTP API on ", o.listen,
-                     d.cert.empty() ? " (address in use?)" : " (address in use, or a bad key?)"));
+        absl::StrCat("cannot serve the HTTP API on ", o.listen, d.cert.empty() ? "" : " (a bad key?)"));
   }
   return absl::OkStatus();
 }
@@ -344,7 +351,11 @@ void HttpApiServer::ReloadLoop() {
 void HttpApiServer::Reload() {
   absl::StatusOr<std::string> cert = ReadPem("--tls-cert", options_.tls_cert, "CERTIFICATE");
   absl::StatusOr<std::string> key = ReadPem("--tls-key", options_.tls_key, "PRIVATE KEY");
-  const bool same = cert.ok() && key.ok() && *cert == serving_->cert && *key == serving_->key;
+  Daemon* const serving = [&] {
+    absl::MutexLock lock(&serving_mu_);
+    return serving_.get();
+  }();
+  const bool same = cert.ok() && key.ok() && *cert == serving->cert && *key == serving->key;
   if (same) return;
   auto next = std::make_unique<Daemon>();
   absl::Status usable = !cert.ok() ? cert.status() : key.status();
@@ -352,9 +363,10 @@ void HttpApiServer::Reload() {
     next->cert = *std::move(cert);
     next->key = *std::move(key);
     Daemon check{nullptr, next->cert, next->key};
-    usable = StartDaemon(check, -1, true);
+    usable = StartDaemon(check, true);
     if (check.daemon != nullptr) MHD_stop_daemon(check.daemon);
   }
+  if (usable.ok()) usable = StartDaemon(*next, false);
   if (!usable.ok()) {
     // Mid-rotation (a new certificate beside the old key) looks like this
     // too: the old pair is served until the files agree again.
@@ -363,20 +375,9 @@ void HttpApiServer::Reload() {
     refused_ = refused;
     return;
   }
-  const MHD_socket listen_socket = MHD_quiesce_daemon(serving_->daemon);
-  if (listen_socket == MHD_INVALID_SOCKET) return;
-  if (absl::Status s = StartDaemon(*next, listen_socket, false); !s.ok()) {
-    Log(absl::StrCat("HTTPS: the new certificate failed; serving the old one again: ", s.message()));
-    next->cert = serving_->cert;
-    next->key = serving_->key;
-    if (!StartDaemon(*next, listen_socket, false).ok()) {
-      Log("HTTPS: cannot serve the HTTP API any longer");
-      return;
-    }
-  } else {
-    Log("HTTPS: serving the reloaded certificate");
-  }
+  Log("HTTPS: serving the reloaded certificate");
   refused_.clear();
+  absl::MutexLock lock(&serving_mu_);
   retired_.push_back(std::move(serving_));
   serving_ = std::move(next);
 }
@@ -388,8 +389,9 @@ HttpApiServer::~HttpApiServer() {
     stop_reloading_ = true;
   }
   if (reloader_.joinable()) reloader_.join();
-  // The one still serving last: it owns the listening socket.
+  acceptor_.reset();
   for (const std::unique_ptr<Daemon>& d : retired_) MHD_stop_daemon(d->daemon);
+  absl::MutexLock lock(&serving_mu_);
   if (serving_ != nullptr) MHD_stop_daemon(serving_->daemon);
 }
 

@@ -3,9 +3,10 @@
 // http_mapping.h; every call goes through the same JobApi as gRPC. Watches
 // stream as Server-Sent Events. libmicrohttpd gives each connection a
 // thread (a watch blocks its thread while it waits for events), so the
-// number of connections is capped. With TLS, the certificate files are
-// re-read as the gRPC ports re-read them, and a changed pair is served to
-// new connections by a fresh daemon on the same listening socket.
+// number of connections is capped; connections reach it from an
+// HttpAcceptor, which keeps idle sockets out of that count. With TLS, the
+// certificate files are re-read as the gRPC ports re-read them, and a
+// changed pair is served to new connections by a fresh daemon.
 #ifndef NPUZZLE_SERVICE_API_HTTP_API_H_
 #define NPUZZLE_SERVICE_API_HTTP_API_H_
 
@@ -20,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "service/api/http_acceptor.h"
 #include "service/api/job_api.h"
 
 struct MHD_Daemon;
@@ -47,7 +49,7 @@ class HttpApiServer {
   // Ends open event streams (within a second) and stops serving.
   ~HttpApiServer() ABSL_LOCKS_EXCLUDED(mu_);
 
-  int port() const { return port_; }
+  int port() const { return acceptor_->port(); }
 
   // libmicrohttpd's callbacks reach the server through these.
   JobApi* api() const { return api_; }
@@ -65,10 +67,11 @@ class HttpApiServer {
 
   HttpApiServer(JobApi* api, Options options) : api_(api), options_(std::move(options)) {}
 
-  // Starts `d` listening on `listen_socket`, or where Options::listen says
-  // when it is -1; with no socket at all when `check_only` (to try a
-  // certificate pair).
-  absl::Status StartDaemon(Daemon& d, int listen_socket, bool check_only);
+  // Starts `d`, which takes its connections from the acceptor (or, when
+  // `check_only`, none: to try a certificate pair).
+  absl::Status StartDaemon(Daemon& d, bool check_only);
+  // The acceptor's hand: the connection goes to the daemon serving now.
+  void Take(int fd, const sockaddr* address, socklen_t length) ABSL_LOCKS_EXCLUDED(serving_mu_);
   // Re-reads the PEM files every tls_reload_interval until stopped.
   void ReloadLoop() ABSL_LOCKS_EXCLUDED(mu_);
   void Reload();
@@ -76,10 +79,11 @@ class HttpApiServer {
   JobApi* const api_;
   const Options options_;
   std::atomic<bool> stopping_{false};
-  int port_ = 0;
-  // The daemons are the reloader's alone while it runs: Start sets them
-  // up before starting it, the destructor stops them after joining it.
-  std::unique_ptr<Daemon> serving_;
+  // The daemon new connections go to. The reloader replaces it (under
+  // serving_mu_, which the acceptor reads it under) and the destructor
+  // stops the daemons once the acceptor and the reloader have stopped.
+  absl::Mutex serving_mu_;
+  std::unique_ptr<Daemon> serving_ ABSL_GUARDED_BY(serving_mu_);
   // Replaced by a reload: no longer accepting, their open connections
   // (event streams) run on until they end or the server stops.
   std::vector<std::unique_ptr<Daemon>> retired_;
@@ -88,6 +92,7 @@ class HttpApiServer {
   absl::Mutex mu_;
   bool stop_reloading_ ABSL_GUARDED_BY(mu_) = false;
   std::thread reloader_;
+  std::unique_ptr<HttpAcceptor> acceptor_;
 };
 
 }  // namespace npuzzle
