@@ -123,13 +123,25 @@ void WorkerAgent::Run() {
   for (int i = 0; i < std::max(1, options_.concurrency); ++i) runners.emplace_back([this] { RunJobs(); });
   absl::BitGen random;
   absl::Duration backoff = absl::Milliseconds(100);
+  std::string reported;  // the last refusal logged: each is logged once
   for (;;) {
     {
       absl::MutexLock lock(&mu_);
       if (stopped_) break;
     }
+    // A session waits for the coordinator, so that it starts the moment the
+    // coordinator is back; one that cannot be reached at all is asked
+    // once, without waiting, so that its reason is logged.
+    if (!channel->WaitForConnected(absl::ToChronoTime(absl::Now() + absl::Seconds(2)))) {
+      ReportRefusal(Probe(*stub), reported);
+    }
     const absl::Time began = absl::Now();
-    Session(*stub);
+    // A session that ends is usually a coordinator going away, which the
+    // probe above explains; one that ends because there is no worker
+    // service is explained here.
+    if (const grpc::Status ended = Session(*stub); ended.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+      ReportRefusal(ended, reported);
+    }
     {
       absl::MutexLock lock(&mu_);
       if (stopped_) break;
@@ -143,7 +155,23 @@ void WorkerAgent::Run() {
   for (std::thread& runner : runners) runner.join();
 }
 
-void WorkerAgent::Session(v1::WorkerService::Stub& stub) {
+grpc::Status WorkerAgent::Probe(v1::WorkerService::Stub& stub) {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
+  std::unique_ptr<Stream> stream = stub.Connect(&context);
+  stream->WritesDone();
+  return stream->Finish();
+}
+
+void WorkerAgent::ReportRefusal(const grpc::Status& status, std::string& reported) {
+  const std::string hint = ConnectionHint(status, options_.security);
+  if (status.ok() || status.error_code() == grpc::StatusCode::CANCELLED || hint.empty() || hint == reported) return;
+  reported = hint;
+  Log(absl::StrCat("cannot work with the coordinator at ", options_.coordinator, ": ",
+                   status.error_message().empty() ? hint : absl::StrCat(status.error_message(), " (", hint, ")")));
+}
+
+grpc::Status WorkerAgent::Session(v1::WorkerService::Stub& stub) {
   grpc::ClientContext context;
   // Wait for the coordinator rather than fail at once: the channel retries
   // the connection and the stream starts the moment it is back.
@@ -151,16 +179,16 @@ void WorkerAgent::Session(v1::WorkerService::Stub& stub) {
   bool draining;
   {
     absl::MutexLock lock(&mu_);
-    if (stopped_) return;
+    if (stopped_) return grpc::Status::CANCELLED;
     context_ = &context;  // Drain can cancel even a stream still waiting
     draining = draining_;
   }
   std::unique_ptr<Stream> stream = stub.Connect(&context);
   if (!stream->Write(Hello())) {
-    (void)stream->Finish();
+    const grpc::Status status = stream->Finish();
     absl::MutexLock lock(&mu_);
     context_ = nullptr;
-    return;
+    return status;
   }
   {
     absl::MutexLock lock(&stream_mu_);
@@ -198,6 +226,7 @@ void WorkerAgent::Session(v1::WorkerService::Stub& stub) {
   }
   const grpc::Status status = stream->Finish();
   Log(absl::StrCat("disconnected: ", status.error_message().empty() ? "stream ended" : status.error_message()));
+  return status;
 }
 
 void WorkerAgent::StartJob(const v1::Assignment& assignment) {

@@ -23,6 +23,7 @@
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
 #include "npuzzle/v1/worker.grpc.pb.h"
+#include "worker/connection_hint.h"
 
 namespace npuzzle {
 
@@ -40,6 +41,7 @@ struct AgentOptions {
   // the channel arguments may carry a TLS server-name override.
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   grpc::ChannelArguments channel_args;
+  WorkerSecurity security;  // what the credentials hold, for hints when refused
 };
 
 class WorkerAgent {
@@ -77,7 +79,14 @@ class WorkerAgent {
     std::vector<std::string> handed_back;
   };
 
-  void Session(v1::WorkerService::Stub& stub);
+  // One stream with the coordinator, until it ends; how it ended.
+  grpc::Status Session(v1::WorkerService::Stub& stub);
+  // A stream opened without waiting for the coordinator and closed at
+  // once: its status says why the coordinator cannot be reached.
+  grpc::Status Probe(v1::WorkerService::Stub& stub);
+  // Logs why `status` ended a connection, with a hint, unless the hint is
+  // `reported` (the last one logged) or there is none.
+  void ReportRefusal(const grpc::Status& status, std::string& reported);
   void StartJob(const v1::Assignment& assignment);
   // A runner thread: runs waiting jobs until the agent stops.
   void RunJobs();

@@ -113,6 +113,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.credentials = *credentials;
+  options.security = {.tls = !flags.tls.ca_file.empty(), .client_certificate = !flags.tls.cert_file.empty()};
 
   npuzzle::WorkerAgent agent(options);
   std::unique_ptr<npuzzle::MetricsServer> metrics_server;

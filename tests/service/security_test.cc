@@ -58,17 +58,6 @@ bool HttpsVerifies(int port, const std::string& ca) {
   return r.exit_code == 0;
 }
 
-// Polls until `holds` or the scaled timeout; whether it came to hold.
-template <class Predicate>
-bool Eventually(absl::Duration timeout, Predicate holds) {
-  const absl::Time deadline = absl::Now() + Scaled(timeout);
-  while (!holds()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(100));
-  }
-  return true;
-}
-
 TEST(Security, TlsPortsServeTheirCaAndRefuseOthers) {
   TempDir dir;
   const std::string certs = MakeCerts(dir, "a");
@@ -148,6 +137,22 @@ TEST(Security, WorkerWithoutClientCertificateIsRefused) {
       << "the refusal is not logged:\n"
       << c.process()->Log();
   EXPECT_EQ(GetJob(c.stub(), job->id())->state(), v1::JOB_STATE_QUEUED) << "a worker without a certificate ran it";
+  // Each refused worker says why, and what to give.
+  EXPECT_TRUE(Eventually(absl::Seconds(10), [&] {
+    return absl::StrContains(stranger->Log(), "give --tls-cert and --tls-key");
+  })) << stranger->Log();
+  auto plaintext = StartWorker(c, dir, "plaintext", {});
+  EXPECT_TRUE(Eventually(absl::Seconds(10), [&] {
+    return absl::StrContains(plaintext->Log(), "if its worker port uses TLS, give --tls-ca");
+  })) << plaintext->Log();
+  auto stranger_ca = MakeCerts(dir, "b");
+  auto mistrusting = StartWorker(c, dir, "mistrusting",
+                                 {"--tls-ca=" + stranger_ca + "/ca.pem", "--tls-cert=" + certs + "/worker.pem",
+                                  "--tls-key=" + certs + "/worker.key", "--tls-server-name=localhost"});
+  EXPECT_TRUE(Eventually(absl::Seconds(10), [&] {
+    return absl::StrContains(mistrusting->Log(), "TLS failed: --tls-ca must be the CA that signed");
+  })) << mistrusting->Log();
+  EXPECT_EQ(GetJob(c.stub(), job->id())->state(), v1::JOB_STATE_QUEUED);
 
   auto member = StartWorker(c, dir, "member",
                             {"--tls-ca=" + certs + "/ca.pem", "--tls-cert=" + certs + "/worker.pem",

@@ -8,6 +8,7 @@
 #include <random>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
@@ -471,6 +472,23 @@ TEST(Service, QueuedJobsShowTheirPlaceAndRunningOnesTheirEstimate) {
   for (const std::string& id : ids) {
     v1::Job cancelled;
     Cancel(c.stub(), id, &cancelled);
+  }
+}
+
+// A worker given the client port, or an address where nothing listens,
+// says so rather than waiting without a word.
+TEST(Service, AWorkerDiallingTheWrongPortSaysSo) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  for (const auto& [address, expected] :
+       {std::pair{c.client_address(), "is it the client port? Workers dial the server's --worker-listen port"},
+        std::pair{std::string("127.0.0.1:1"), "nothing listens there: is the coordinator running?"}}) {
+    testing::Process worker(
+        {absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-worker"), "--coordinator=" + address, "--metrics-listen="},
+        absl::StrCat(dir.path(), "/worker-", address.substr(address.rfind(':') + 1), ".log"));
+    EXPECT_TRUE(testing::Eventually(absl::Seconds(10), [&] { return absl::StrContains(worker.Log(), expected); }))
+        << worker.Log();
   }
 }
 

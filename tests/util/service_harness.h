@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/tls.h"
 #include "npuzzle/v1/solver.grpc.pb.h"
@@ -23,6 +24,17 @@ void ExpectReplays(const v1::Job& job);
 // A free TCP port on loopback (bound and released; fine for tests), never
 // one of the service's default ports.
 int FreePort();
+
+// Polls until `holds` or the scaled timeout; whether it came to hold.
+template <class Predicate>
+bool Eventually(absl::Duration timeout, Predicate holds) {
+  const absl::Time deadline = absl::Now() + Scaled(timeout);
+  while (!holds()) {
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return true;
+}
 
 class Process {
  public:
