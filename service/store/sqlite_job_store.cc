@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -121,6 +122,7 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::
     return reader.ok() ? stats.status() : reader.status();
   }
   std::unique_ptr<SqliteJobStore> store(new SqliteJobStore(*writer, *reader, *stats));
+  store->dir_ = std::filesystem::absolute(path).parent_path().string();
   absl::MutexLock lock(&store->write_mu_);
   if (status.ok()) status = store->CheckIntegrity();
   if (status.ok()) status = CreateOrUpgradeSchema(store->writer_);
@@ -483,6 +485,16 @@ absl::StatusOr<JobStore::Page> SqliteJobStore::ListByLabel(const std::string& te
 }
 
 absl::Status SqliteJobStore::CheckWritable(absl::Duration wait) {
+  // A write that fits in the log's existing pages succeeds on a full disk,
+  // so the space is checked as well as a write tried.
+  struct statvfs disk {};
+  if (statvfs(dir_.c_str(), &disk) == 0) {
+    const uint64_t free_bytes = static_cast<uint64_t>(disk.f_bavail) * disk.f_frsize;
+    if (free_bytes < kMinFreeBytes) {
+      return absl::UnavailableError(
+          absl::StrCat("job store: the disk holding ", dir_, " is full (", free_bytes, " bytes free)"));
+    }
+  }
   absl::MutexLock lock(&write_mu_);
   sqlite3_busy_timeout(writer_, static_cast<int>(absl::ToInt64Milliseconds(wait)));
   absl::Status status = Exec(writer_, "BEGIN IMMEDIATE");

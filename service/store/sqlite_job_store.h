@@ -47,8 +47,9 @@ class SqliteJobStore final : public JobStore {
                             const std::map<std::string, std::string>& labels, int page_size, int64_t before) override;
   absl::StatusOr<std::map<v1::JobState, int64_t>> CountByState() override;
   // An empty write transaction, waiting at most `wait` for another
-  // connection's lock.
+  // connection's lock; and at least kMinFreeBytes free on the disk.
   absl::Status CheckWritable(absl::Duration wait) override;
+  static constexpr uint64_t kMinFreeBytes = uint64_t{1} << 20;
   absl::StatusOr<int> PurgeFinished(absl::Time now, absl::Duration retain, int limit) override;
   absl::StatusOr<Usage> DiskUsage() override;
   const std::string& Secret() const override { return secret_; }
@@ -88,6 +89,7 @@ class SqliteJobStore final : public JobStore {
   sqlite3_stmt* insert_label_ ABSL_GUARDED_BY(write_mu_) = nullptr;
   sqlite3_stmt* update_ ABSL_GUARDED_BY(write_mu_) = nullptr;
   std::string secret_;  // set once, in Open
+  std::string dir_;     // the store's directory, set once, in Open
   absl::Mutex read_mu_;
   sqlite3* const reader_ ABSL_PT_GUARDED_BY(read_mu_);
   absl::Mutex stats_mu_;

@@ -1,6 +1,10 @@
 // The whole service, end to end: a real coordinator and real workers on
 // loopback, a real SQLite file, real signals.
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -298,6 +302,62 @@ bool AwaitDeleted(v1::SolverService::Stub& stub, const std::string& id) {
   const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(10));
   while (GetJob(stub, id).ok() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(50));
   return GetJob(stub, id).status().code() == absl::StatusCode::kNotFound;
+}
+
+// Fills the file system `dir` is on: false if it could not.
+bool FillUp(const std::string& dir) {
+  const int fd = open((dir + "/filler").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  static const std::string block(64 * 1024, 'x');
+  while (write(fd, block.data(), block.size()) > 0) {
+  }
+  for (char byte = 'x'; write(fd, &byte, 1) == 1;) {
+  }
+  const bool full = errno == ENOSPC;
+  close(fd);
+  return full;
+}
+
+// The store on a real full disk: a small tmpfs of its own, in a mount
+// namespace of this test's (so it needs root, as CI runs). While the disk
+// is full, submits fail UNAVAILABLE saying so, health is NOT_SERVING, the
+// error is logged once, and a waiting job's attempts do not climb; once
+// space is back the service recovers by itself and runs the job.
+TEST(Service, AFullDiskIsRiddenOutAndLeftBehind) {
+  testing::TempDir dir;
+  const std::string data = dir.path() + "/data";
+  std::filesystem::create_directories(data);
+  ASSERT_EQ(unshare(CLONE_NEWNS), 0) << "needs root (CAP_SYS_ADMIN): " << strerror(errno);
+  ASSERT_EQ(mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr), 0) << strerror(errno);
+  ASSERT_EQ(mount("tmpfs", data.c_str(), "tmpfs", 0, "size=4m"), 0) << strerror(errno);
+  Coordinator c(dir, 0);
+  c.Start();
+  const std::string before = Submit(c.stub(), SpecFor("8 1 3 4 0 2 7 6 5"))->id();
+  ASSERT_TRUE(FillUp(data));
+
+  absl::Status refused;
+  for (int i = 0; i < 50 && refused.ok(); ++i) refused = Submit(c.stub(), SpecFor("8 1 3 4 0 2 7 6 5")).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable) << refused;
+  EXPECT_THAT(refused.message(), HasSubstr("full"));
+  EXPECT_TRUE(AwaitHealth(c.client_address(), grpc::health::v1::HealthCheckResponse::NOT_SERVING));
+  auto worker = StartWorker(c, dir, "w");
+  absl::SleepFor(absl::Seconds(5));
+  absl::StatusOr<v1::Job> waiting = GetJob(c.stub(), before);
+  ASSERT_TRUE(waiting.ok()) << waiting.status();
+  EXPECT_LE(waiting->attempt(), 2) << "attempts climbed while the store could not record them";
+  EXPECT_NE(waiting->state(), v1::JOB_STATE_FAILED);
+
+  std::filesystem::remove(data + "/filler");
+  EXPECT_TRUE(AwaitHealth(c.client_address(), grpc::health::v1::HealthCheckResponse::SERVING));
+  absl::StatusOr<v1::Job> done = AwaitState(c.stub(), before, v1::JOB_STATE_DONE, absl::Seconds(30));
+  EXPECT_TRUE(done.ok()) << done.status();
+  absl::StatusOr<v1::Job> after = Submit(c.stub(), SpecFor("8 1 3 4 0 2 7 6 5"));
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_TRUE(AwaitState(c.stub(), after->id(), v1::JOB_STATE_DONE, absl::Seconds(30)).ok());
+  const std::string log = c.process()->Log();
+  size_t reports = 0;
+  for (size_t at = 0; (at = log.find("the job store cannot be written", at)) != std::string::npos; ++at) ++reports;
+  EXPECT_EQ(reports, 1u) << "the episode should be logged once:\n" << log;
 }
 
 // With --retain-finished, a finished job is gone once that long past its
