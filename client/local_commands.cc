@@ -13,6 +13,7 @@
 #include "engine/heuristics/pattern_database.h"
 #include "engine/instances.h"
 #include "engine/pdb/pattern_groups.h"
+#include "engine/pdb/pdb_store.h"
 #include "engine/puzzle.h"
 #include "engine/solver.h"
 
@@ -118,7 +119,14 @@ int BuildTables(const Invocation& in) {
             << "groups " << FormatPatternGroups(db->groups()) << (db->mirrored() ? " (with mirror lookups)" : "")
             << "\n"
             << entries << " entries (" << entries / (1 << 20) << " MiB), ready in "
-            << absl::FormatDuration(absl::Now() - start) << "\n";
+            << absl::FormatDuration(absl::Now() - start) << "\n"
+            << "cached in " << (in.data_dir.empty() ? DefaultPdbDirectory() : in.data_dir + "/pdb") << "\n";
+  // A server reads the tables of its own data directory: built elsewhere,
+  // they would be built again there without a word.
+  if (in.data_dir.empty()) {
+    std::cout << "a server reads its --data-dir's pdb/ instead; to build them for scripts/run, give --data-dir "
+                 "npuzzle-data\n";
+  }
   return kExitAnswer;
 }
 

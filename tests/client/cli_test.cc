@@ -239,6 +239,19 @@ TEST(Cli, TwoProcessesBuildEachTableOnce) {
   EXPECT_EQ(third.exit_code, 0);
   EXPECT_EQ(count(third.out, "built pattern table"), 0) << third.out;
   EXPECT_THAT(third.out, HasSubstr("11534880 entries"));
+  EXPECT_THAT(third.out, HasSubstr(absl::StrCat("cached in ", dir.path(), "/pdb")));
+}
+
+// Tables built without --data-dir go to the user's cache, which a server
+// does not read: the command says where they went and how to build them
+// for the service.
+TEST(Cli, PdbSaysWhereTablesGoAndWhereAServerLooks) {
+  const testing::TempDir home;
+  const auto r = RunCommand(absl::StrCat("env -u NPUZZLE_DATA_DIR -u XDG_CACHE_HOME HOME=", home.path(), " ",
+                                         Cli("pdb --rows 3 --cols 3"), " 2>/dev/null"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("cached in ", home.path(), "/.cache/npuzzle/pdb")));
+  EXPECT_THAT(r.out, HasSubstr("give --data-dir npuzzle-data"));
 }
 
 }  // namespace
