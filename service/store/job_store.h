@@ -66,10 +66,10 @@ class JobStore {
     std::vector<v1::Job> jobs;
     int64_t next_before = 0;  // 0: no more
   };
-  // A listing with labels looks at no more than this many of the tenant's
-  // jobs carrying its first label per call, so that no filter, however
-  // rare its matches, holds the reader for long; a page may then be short,
-  // or empty, with a next_before to go on from.
+  // A listing with labels or states looks at no more than this many jobs
+  // per call (of those carrying its first label, or in its states), so
+  // that no filter, however rare its matches, holds the reader for long; a
+  // page may then be short, or empty, with a next_before to go on from.
   static constexpr int kMaxListScan = 5000;
   // The tenant's jobs, newest first, with seq < `before` (0: from the
   // newest), in any of `states` (empty: all) and carrying all of `labels`;

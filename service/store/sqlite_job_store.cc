@@ -397,45 +397,71 @@ absl::StatusOr<JobStore::Page> SqliteJobStore::List(const std::string& tenant, c
   return page;
 }
 
-// Each state's newest jobs are one range of jobs_by_tenant_state; their
-// union, newest first, is the page's candidates, and no more than a page
-// of any state is read.
-absl::StatusOr<JobStore::Page> SqliteJobStore::ListByState(const std::string& tenant, std::vector<v1::JobState> states,
-                                                           int page_size, int64_t before) {
-  if (states.empty()) {
-    states = {v1::JOB_STATE_QUEUED, v1::JOB_STATE_RUNNING, v1::JOB_STATE_DONE, v1::JOB_STATE_FAILED,
-              v1::JOB_STATE_CANCELLED};
-  }
-  Statement newest(reader_,
-                   "SELECT seq FROM jobs WHERE tenant = ? AND state = ? AND seq < ? ORDER BY seq DESC LIMIT ?");
-  if (!newest.ok()) return SqliteError(reader_, "prepare list");
+// Without a state filter, the tenant's newest jobs are one range of
+// jobs_by_tenant. With one, each state's newest jobs are a range of
+// jobs_by_state, all tenants' (an index with the tenant in it would change
+// with every change of state, which costs every job more than listings
+// are worth), walked with a budget of kMaxListScan rows in all; the page
+// then holds only what is known: the jobs above the highest point where a
+// walk stopped, and says to go on from there.
+absl::StatusOr<JobStore::Page> SqliteJobStore::ListByState(const std::string& tenant,
+                                                           const std::vector<v1::JobState>& states, int page_size,
+                                                           int64_t before) {
+  const int64_t below = before > 0 ? before : INT64_MAX;
   std::vector<int64_t> seqs;
-  for (v1::JobState state : states) {
+  int64_t known_down_to = 0;  // every match at or above this seq is in `seqs`
+  if (states.empty()) {
+    Statement newest(reader_, "SELECT seq FROM jobs WHERE tenant = ? AND seq < ? ORDER BY seq DESC LIMIT ?");
+    if (!newest.ok()) return SqliteError(reader_, "prepare list");
     newest.Bind(1, tenant);
-    newest.Bind(2, static_cast<int64_t>(state));
-    newest.Bind(3, before > 0 ? before : INT64_MAX);
-    newest.Bind(4, static_cast<int64_t>(page_size) + 1);
+    newest.Bind(2, below);
+    newest.Bind(3, static_cast<int64_t>(page_size) + 1);
     int rc;
     while ((rc = newest.Step()) == SQLITE_ROW) seqs.push_back(newest.Int(0));
     if (absl::Status s = EndOfRows(reader_, rc, "list"); !s.ok()) return s;
-    newest.Reset();
+  } else {
+    Statement newest(reader_, "SELECT seq, tenant FROM jobs WHERE state = ? AND seq < ? ORDER BY seq DESC");
+    if (!newest.ok()) return SqliteError(reader_, "prepare list");
+    const int budget = std::max(1, kMaxListScan / static_cast<int>(states.size()));
+    for (v1::JobState state : states) {
+      newest.Reset();
+      newest.Bind(1, static_cast<int64_t>(state));
+      newest.Bind(2, below);
+      int matched = 0, scanned = 0, rc;
+      while ((rc = newest.Step()) == SQLITE_ROW) {
+        const int64_t seq = newest.Int(0);
+        if (newest.Text(1) == tenant) {
+          seqs.push_back(seq);
+          ++matched;
+        }
+        // A page's worth of this state's jobs, or the budget: what lies
+        // below is not known.
+        if (matched > page_size || ++scanned == budget) {
+          known_down_to = std::max(known_down_to, seq);
+          break;
+        }
+      }
+      if (rc != SQLITE_ROW) {
+        if (absl::Status s = EndOfRows(reader_, rc, "list"); !s.ok()) return s;
+      }
+    }
+    std::sort(seqs.begin(), seqs.end(), std::greater<>());
+    seqs.erase(std::find_if(seqs.begin(), seqs.end(), [&](int64_t seq) { return seq < known_down_to; }), seqs.end());
   }
-  std::sort(seqs.begin(), seqs.end(), std::greater<>());
-  seqs.erase(std::unique(seqs.begin(), seqs.end()), seqs.end());
   JobAt at(reader_);
   Page page;
   size_t bytes = 0;
   for (int64_t seq : seqs) {
-    if (static_cast<int>(page.jobs.size()) == page_size) break;
+    if (static_cast<int>(page.jobs.size()) == page_size) return page;
     absl::StatusOr<v1::Job> job = at.Read(seq);
     if (!job.ok()) return job.status();
     const size_t job_bytes = job->ByteSizeLong();
-    if (!page.jobs.empty() && bytes + job_bytes > kMaxPageBytes) break;
+    if (!page.jobs.empty() && bytes + job_bytes > kMaxPageBytes) return page;
     bytes += job_bytes;
     page.jobs.push_back(*std::move(job));
     page.next_before = seq;
   }
-  if (page.jobs.size() == seqs.size()) page.next_before = 0;
+  page.next_before = known_down_to;
   return page;
 }
 

@@ -64,8 +64,8 @@ class SqliteJobStore final : public JobStore {
   absl::Status WriteMeta(const char* key, const std::string& value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   static std::string RandomHex(int words);
   absl::Status LoadSecret() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
-  // List's two ways: an index range per state, or the first label's rows.
-  absl::StatusOr<Page> ListByState(const std::string& tenant, std::vector<v1::JobState> states, int page_size,
+  // List's two ways: by tenant and state, or from the first label's rows.
+  absl::StatusOr<Page> ListByState(const std::string& tenant, const std::vector<v1::JobState>& states, int page_size,
                                    int64_t before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(read_mu_);
   absl::StatusOr<Page> ListByLabel(const std::string& tenant, const std::vector<v1::JobState>& states,
                                    const std::map<std::string, std::string>& labels, int page_size, int64_t before)

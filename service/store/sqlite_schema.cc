@@ -16,7 +16,7 @@ constexpr int kSchemaVersion = 2;
 
 constexpr const char* kIndexes[] = {
     "CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, seq)",
-    "CREATE INDEX IF NOT EXISTS jobs_by_tenant_state ON jobs (tenant, state, seq)",
+    "CREATE INDEX IF NOT EXISTS jobs_by_tenant ON jobs (tenant, seq)",
     "CREATE INDEX IF NOT EXISTS jobs_by_finished ON jobs (finished) WHERE finished IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS jobs_by_expiry ON jobs (expires) WHERE expires IS NOT NULL",
     "CREATE TABLE IF NOT EXISTS job_labels ("

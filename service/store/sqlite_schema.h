@@ -4,8 +4,8 @@
 // Each job is one row holding the whole Job message, plus the columns that
 // queries find it by. Every query the service makes is an index range, so
 // none grows with the store:
-//   jobs_by_state         the queue at start, counts by state
-//   jobs_by_tenant_state  a tenant's listing, by state, newest first
+//   jobs_by_state         the queue at start, counts, listings by state
+//   jobs_by_tenant        a tenant's listing, newest first
 //   jobs_by_finished      retention by the server's --retain-finished
 //   jobs_by_expiry        retention by a job's own retain_seconds
 //   job_labels            a tenant's jobs carrying a label, newest first
