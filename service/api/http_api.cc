@@ -28,6 +28,7 @@ constexpr size_t kStreamBlock = 16 * 1024;
 struct Exchange {
   std::string body;
   bool too_large = false;
+  absl::Time began = absl::Now();
 };
 
 MHD_Result Queue(MHD_Connection* connection, unsigned int code, const std::string& body, const char* type,
@@ -230,6 +231,10 @@ MHD_Result Handle(void* cls, MHD_Connection* connection, const char* url, const 
     return MHD_YES;
   }
   auto* exchange = static_cast<Exchange*>(*state);
+  auto* server = static_cast<HttpApiServer*>(cls);
+  // A body trickled in keeps the idle timeout from firing: it has a
+  // deadline of its own. Refusing to go on closes the connection.
+  if (*upload_size > 0 && absl::Now() - exchange->began > server->body_timeout()) return MHD_NO;
   if (*upload_size > 0) {
     if (exchange->body.size() + *upload_size > kMaxBodyBytes) {
       exchange->too_large = true;
@@ -245,7 +250,6 @@ MHD_Result Handle(void* cls, MHD_Connection* connection, const char* url, const 
                            MHD_HTTP_CONTENT_TOO_LARGE),
                  kJson);
   }
-  auto* server = static_cast<HttpApiServer*>(cls);
   const RoutedRequest routed = RouteOf(method, url);
   switch (routed.route) {
     case Route::kNotFound:
@@ -291,7 +295,7 @@ absl::StatusOr<std::unique_ptr<HttpApiServer>> HttpApiServer::Start(JobApi* api,
   absl::StatusOr<sockaddr_in> address = ParseListenAddress(o.listen, "HTTP API");
   if (!address.ok()) return address.status();
   absl::StatusOr<std::unique_ptr<HttpAcceptor>> acceptor = HttpAcceptor::Start(
-      *address, o.idle_timeout,
+      *address, o.idle_timeout, o.header_timeout,
       [s = server.get()](int fd, const sockaddr* peer, socklen_t length) { s->Take(fd, peer, length); });
   if (!acceptor.ok()) {
     return absl::UnavailableError(

@@ -43,6 +43,11 @@ class HttpApiServer {
     // A connection that sends and receives nothing this long is closed
     // (an event stream sends a keep-alive well within it).
     absl::Duration idle_timeout = absl::Seconds(10);
+    // A plaintext request's header must come whole within this of its
+    // first byte (else 408), and a body within this of its header (else
+    // the connection is closed), however steadily they trickle.
+    absl::Duration header_timeout = absl::Seconds(5);
+    absl::Duration body_timeout = absl::Seconds(10);
   };
 
   static absl::StatusOr<std::unique_ptr<HttpApiServer>> Start(JobApi* api, Options options);
@@ -55,6 +60,7 @@ class HttpApiServer {
   JobApi* api() const { return api_; }
   const std::string& page() const { return options_.page; }
   bool stopping() const { return stopping_.load(); }
+  absl::Duration body_timeout() const { return options_.body_timeout; }
 
  private:
   // One libmicrohttpd daemon and the PEM text it reads from memory it

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -476,8 +477,8 @@ bool Answered(const char* source, int port) {
   return answered;
 }
 
-// One client that begins many requests and never finishes them gets only
-// its share of the server's connections, and loses them once idle:
+// One client that sends many request headers and never their bodies gets
+// only its share of the server's connections, and loses them once idle:
 // everyone else is still served at once.
 TEST_F(HttpApi, SlowConnectionsFromOneClientCannotTakeTheApiDown) {
   Coordinator c(dir_, 0, {"--http-max-connections=32", "--http-max-connections-per-client=8"});
@@ -485,8 +486,10 @@ TEST_F(HttpApi, SlowConnectionsFromOneClientCannotTakeTheApiDown) {
   std::vector<int> slow;
   for (int i = 0; i < 40; ++i) {
     const int fd = ConnectFrom("127.0.0.2", c.http_port());
-    const std::string begun = "GET /v1/jobs HTTP/1.1\r\n";
-    if (fd >= 0 && send(fd, begun.data(), begun.size(), 0) == static_cast<ssize_t>(begun.size())) slow.push_back(fd);
+    const std::string header = "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n";
+    if (fd >= 0 && send(fd, header.data(), header.size(), 0) == static_cast<ssize_t>(header.size())) {
+      slow.push_back(fd);
+    }
   }
   absl::SleepFor(absl::Milliseconds(300));
   int refused = 0;
@@ -502,6 +505,43 @@ TEST_F(HttpApi, SlowConnectionsFromOneClientCannotTakeTheApiDown) {
     close(fd);
   }
   EXPECT_EQ(open, 0);
+}
+
+// Sends `bytes` one a second from `fd` until the server closes it or
+// `limit` passes; how long the server took, if it closed it.
+std::optional<absl::Duration> TrickleUntilClosed(int fd, const std::string& bytes, absl::Duration limit) {
+  const absl::Time start = absl::Now();
+  for (size_t i = 0; absl::Now() - start < limit; ++i) {
+    if (ClosedWithin(fd, absl::Seconds(1))) return absl::Now() - start;
+    if (i < bytes.size() && send(fd, &bytes[i], 1, MSG_NOSIGNAL) != 1) return absl::Now() - start;
+  }
+  return std::nullopt;
+}
+
+// A header or a body sent a byte a second never goes idle, and is cut all
+// the same: the header 5 s after it began (with a 408), the body 10 s
+// after its header.
+TEST_F(HttpApi, TrickledHeadersAndBodiesAreCutByTheirDeadlines) {
+  Coordinator c(dir_, 0);
+  c.Start();
+  const int header = ConnectFrom("127.0.0.4", c.http_port());
+  ASSERT_GE(header, 0);
+  ASSERT_EQ(send(header, "G", 1, 0), 1);
+  const std::optional<absl::Duration> header_cut =
+      TrickleUntilClosed(header, "ET /v1/jobs HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", absl::Seconds(20));
+  ASSERT_TRUE(header_cut.has_value()) << "a trickled header was never cut";
+  EXPECT_LT(*header_cut, absl::Seconds(8));
+  close(header);
+
+  const int body = ConnectFrom("127.0.0.4", c.http_port());
+  ASSERT_GE(body, 0);
+  const std::string head = "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n";
+  ASSERT_EQ(send(body, head.data(), head.size(), 0), static_cast<ssize_t>(head.size()));
+  const std::optional<absl::Duration> body_cut = TrickleUntilClosed(body, std::string(100, ' '), absl::Seconds(30));
+  ASSERT_TRUE(body_cut.has_value()) << "a trickled body was never cut";
+  EXPECT_LT(*body_cut, absl::Seconds(14));
+  close(body);
+  EXPECT_TRUE(Answered("127.0.0.3", c.http_port()));
 }
 
 // 2,000 sockets opened and left idle, from 40 addresses (each one's
