@@ -231,7 +231,8 @@ TEST(Progress, IdaStarEstimatesEachThresholdFromTheGrowthOfThoseBefore) {
   std::map<int, uint64_t> ended_at;  // threshold: expanded when it finished
   absl::Mutex mu;
   SearchOptions options;
-  options.limits.max_time = absl::Seconds(2);
+  // Long enough for several thresholds, under a sanitizer too.
+  options.limits.max_time = testing::Scaled(absl::Seconds(2));
   options.progress_interval = absl::Milliseconds(10);
   options.on_progress = [&](const Progress& p) {
     absl::MutexLock lock(&mu);
