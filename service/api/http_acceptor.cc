@@ -22,6 +22,8 @@ namespace {
 // As much of a request as is looked at for its header's end: a header
 // longer than this goes on to the daemon, which refuses it.
 constexpr size_t kHeaderPeekBytes = 8192;
+// How long to wait before accepting again when out of descriptors.
+constexpr absl::Duration kBusyPause = absl::Milliseconds(10);
 // The first byte of a TLS record carrying a handshake.
 constexpr unsigned char kTlsHandshake = 0x16;
 
@@ -127,7 +129,12 @@ void HttpAcceptor::Loop() {
           sockaddr_storage peer{};
           socklen_t length = sizeof peer;
           const int accepted = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &length, SOCK_CLOEXEC);
-          if (accepted < 0) break;  // EAGAIN, or out of descriptors: the next round tries again
+          if (accepted < 0) {
+            // Out of descriptors or memory, the listening socket stays
+            // readable: a pause, not a spin, until others close.
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) absl::SleepFor(kBusyPause);
+            break;
+          }
           if (Look(accepted, peer, length, /*fresh=*/true) != Verdict::kWaiting) continue;
           const absl::Time deadline = absl::Now() + header_within_;
           waiting[accepted] = {peer, length, deadline};

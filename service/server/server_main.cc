@@ -5,6 +5,7 @@
 // --drain-grace-ms, leave the rest to their workers after a restart, stop,
 // exit 0. `npuzzle-server backup --to FILE` copies the job store.
 #include <signal.h>
+#include <sys/resource.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -35,6 +36,14 @@ int main(int argc, char** argv) {
   if (absl::Status s = npuzzle::Validate(config); !s.ok()) {
     npuzzle::Log(s.message());
     return 2;
+  }
+  // Every HTTP connection, gRPC connection and store file is a descriptor:
+  // the usual soft limit of 1,024 is below what the connection limits
+  // allow, so it is raised to the hard limit the system grants.
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
   }
   // Signals are taken by this thread with sigwait; every other thread, and
   // gRPC's, inherit the block.
