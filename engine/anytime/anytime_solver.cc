@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -149,18 +150,33 @@ void Improve(const Grid& grid, const GridHeuristic& heuristic, const GridState& 
   }
 }
 
-// The prover: IDA* with linear conflicts from the best bound known.
-void Prove(const SolveRequest& request, int threads, Race& race, Counts& counts) {
+// The prover: IDA* with linear conflicts from the best bound known. Beside
+// other parts it runs on a thread of its own and stops when the race does,
+// the solve's loop watching the request's cancel and limits for it. Alone
+// (`alone`, set with the solve's progress report) it runs on the solve's
+// own thread and watches them itself: a small board is proven in
+// microseconds, and starting and polling a thread would cost ten times that.
+void Prove(const SolveRequest& request, int threads, absl::Time deadline, Race& race, Counts& counts,
+           const std::function<void()>* alone = nullptr) {
   SearchOptions options;
   options.threads = threads;
-  options.cancel = &race.stop_token();
   options.seed = request.options.seed;
-  options.limits.max_memory_bytes = request.options.limits.max_memory_bytes;
   options.resume_bound = race.lower_bound();
-  options.progress_interval = absl::Milliseconds(20);
-  options.on_progress = [&counts](const Progress& p) {
+  if (alone != nullptr) {
+    options.cancel = request.options.cancel;
+    options.limits = request.options.limits;
+    options.limits.max_depth = 0;
+    options.limits.max_time = std::max(absl::ZeroDuration(), deadline - absl::Now());
+    options.progress_interval = request.options.progress_interval;
+  } else {
+    options.cancel = &race.stop_token();
+    options.limits.max_memory_bytes = request.options.limits.max_memory_bytes;
+    options.progress_interval = absl::Milliseconds(20);
+  }
+  options.on_progress = [&counts, alone](const Progress& p) {
     counts.prover_expanded = p.expanded;
     counts.prover_generated = p.generated;
+    if (alone != nullptr && *alone) (*alone)();
   };
   options.on_checkpoint = [&race, &counts](const IterationCheckpoint& c) {
     counts.prover_iterations = c.iterations;
@@ -173,7 +189,14 @@ void Prove(const SolveRequest& request, int threads, Race& race, Counts& counts)
   counts.prover_expanded = outcome->stats.expanded;
   counts.prover_generated = outcome->stats.generated;
   counts.prover_iterations = outcome->stats.iterations;
-  if (outcome->status == SearchStatus::kSolved) race.Offer(std::move(outcome->moves), /*optimal=*/true);
+  if (outcome->status == SearchStatus::kSolved) {
+    race.Offer(std::move(outcome->moves), /*optimal=*/true);
+  } else if (alone != nullptr) {
+    race.Stop(outcome->status == SearchStatus::kCancelled   ? "cancelled"
+              : outcome->status == SearchStatus::kTimeLimit ? "time limit"
+              : outcome->status == SearchStatus::kNodeLimit ? "node limit"
+                                                            : "searches finished");
+  }
 }
 
 // How far a run is: of its time limit, or, if further, of the way from
@@ -252,19 +275,8 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
       race.Offer(*std::move(first));
     }
   }
-  if (race.best()) {
-    if (prover_threads > 0) launch([&] { Prove(request, prover_threads, race, counts); });
-    if (improver_threads > 0) {
-      launch([&] {
-        Improve(grid, heuristic, start, improver_threads, options.seed.value_or(0), max_bytes, race, counts);
-        race.Stop("widest beam searched");
-      });
-    }
-  }
-
-  absl::Time next_progress = begin + options.progress_interval;
   std::optional<double> first_gap;
-  auto report = [&] {
+  const std::function<void()> report = !options.on_progress ? std::function<void()>() : [&] {
     Progress p;
     p.expanded = counts.expanded();
     p.generated = counts.generated();
@@ -276,12 +288,28 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
     EstimateProgress(p, request.max_gap, deadline - begin, first_gap);
     options.on_progress(p);
   };
+  // Nothing more to do once the first answer meets the bound.
+  if (race.best() && !race.stopped()) {
+    if (prove_only) {
+      Prove(request, prover_threads, deadline, race, counts, &report);
+    } else if (prover_threads > 0) {
+      launch([&] { Prove(request, prover_threads, deadline, race, counts); });
+    }
+    if (improver_threads > 0) {
+      launch([&] {
+        Improve(grid, heuristic, start, improver_threads, options.seed.value_or(0), max_bytes, race, counts);
+        race.Stop("widest beam searched");
+      });
+    }
+  }
+
+  absl::Time next_progress = begin + options.progress_interval;
   while (!race.stopped()) {
     if (options.cancel != nullptr && options.cancel->cancelled()) race.Stop("cancelled");
     if (absl::Now() >= deadline) race.Stop("time limit");
     if (limits.max_expanded > 0 && counts.expanded() >= limits.max_expanded) race.Stop("node limit");
     if (parts.empty()) race.Stop("searches finished");
-    if (options.on_progress && absl::Now() >= next_progress) {
+    if (report && absl::Now() >= next_progress) {
       report();
       next_progress = absl::Now() + options.progress_interval;
     }

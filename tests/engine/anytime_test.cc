@@ -3,6 +3,7 @@
 // both sides (no answer shorter than the optimum, no lower bound above it);
 // every answer replays (Solve plays it back, and so do these tests); and
 // every limit stops them, an answer in hand or not.
+#include <algorithm>
 #include <atomic>
 #include <random>
 #include <thread>
@@ -100,6 +101,73 @@ TEST(Auto, IsOptimalOnKorfsFifteenPuzzles) {
     EXPECT_EQ(static_cast<int>(result->moves.size()), instances[i].optimal_length) << "instance " << instances[i].id;
     EXPECT_EQ(result->lower_bound, instances[i].optimal_length);
     EXPECT_EQ(result->stopped_by, "proved optimal");
+  }
+}
+
+// On a board small enough to prove, auto runs its prover on the caller's
+// thread, which must then watch every limit itself, report progress, and
+// still return the first answer and the bound it reached.
+TEST(Auto, ProvingASmallBoardHonoursEveryLimitAndKeepsTheFirstAnswer) {
+  // The longest of Korf's hundred, with one thread: seconds of proof.
+  const std::vector<KorfInstance> instances = LoadKorfInstances("korf100.txt", 4);
+  const KorfInstance hard = *std::max_element(instances.begin(), instances.end(), [](const auto& a, const auto& b) {
+    return a.optimal_length < b.optimal_length;
+  });
+  const Board goal = *GoalPreset("blank-first", 4, 4);
+  auto request = [&] {
+    SolveRequest r = Anytime(hard.start, goal, absl::Seconds(60), 1);
+    r.algorithm = "auto";
+    return r;
+  };
+  auto expect_stopped = [&](const absl::StatusOr<SolveResult>& result, absl::string_view by) {
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->stopped_by, by);
+    EXPECT_EQ(result->status, by == "cancelled" ? SearchStatus::kCancelled : SearchStatus::kSolved);
+    EXPECT_FALSE(result->optimal);
+    EXPECT_GT(static_cast<int>(result->moves.size()), hard.optimal_length);
+    EXPECT_GE(result->lower_bound, StartBound(hard.start, goal));
+    EXPECT_LT(result->lower_bound, hard.optimal_length);
+    ExpectReachesGoal(hard.start, goal, *result);
+  };
+  {
+    SolveRequest r = request();
+    r.options.limits.max_time = absl::Milliseconds(300);
+    int reports = 0;
+    r.options.progress_interval = absl::Milliseconds(50);
+    r.options.on_progress = [&](const Progress& p) {
+      ++reports;
+      EXPECT_GT(p.best_length, 0);
+      EXPECT_GT(p.lower_bound, 0);
+    };
+    const absl::Time begin = absl::Now();
+    const absl::StatusOr<SolveResult> result = Solve(r);
+    EXPECT_LT(absl::Now() - begin, absl::Milliseconds(300) + testing::Scaled(absl::Milliseconds(200)));
+    expect_stopped(result, "time limit");
+    EXPECT_GE(reports, 2);
+  }
+  {
+    SolveRequest r = request();
+    r.options.limits.max_expanded = 300000;
+    const absl::StatusOr<SolveResult> result = Solve(r);
+    expect_stopped(result, "node limit");
+    EXPECT_GE(result->stats.expanded, 300000u);
+    EXPECT_LT(result->stats.expanded, 300000u + 20000000u);
+  }
+  {
+    SolveRequest r = request();
+    CancelToken cancel;
+    r.options.cancel = &cancel;
+    absl::Time cancelled_at;
+    std::thread canceller([&] {
+      absl::SleepFor(absl::Milliseconds(300));
+      cancelled_at = absl::Now();
+      cancel.Cancel();
+    });
+    const absl::StatusOr<SolveResult> result = Solve(r);
+    const absl::Time returned = absl::Now();
+    canceller.join();
+    expect_stopped(result, "cancelled");
+    EXPECT_LT(returned - cancelled_at, testing::Scaled(absl::Milliseconds(200)));
   }
 }
 
