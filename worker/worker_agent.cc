@@ -47,6 +47,22 @@ void Name(Message* m, const Job& job) {
   m->set_attempt(job.attempt);
 }
 
+// The job's checkpoint messages not yet sent, threshold first, and none
+// left behind.
+template <class Job>
+std::vector<v1::WorkerMessage> TakeUnsent(Job& job) {
+  std::vector<v1::WorkerMessage> out;
+  for (std::optional<v1::Checkpoint>* unsent : {&job.unsent_checkpoint, &job.unsent_best}) {
+    if (!unsent->has_value()) continue;
+    v1::WorkerMessage& m = out.emplace_back();
+    m.mutable_checkpoint()->set_job_id(job.id);
+    m.mutable_checkpoint()->set_attempt(job.attempt);
+    *m.mutable_checkpoint()->mutable_checkpoint() = **unsent;
+    unsent->reset();
+  }
+  return out;
+}
+
 }  // namespace
 
 WorkerAgent::WorkerAgent(AgentOptions options)
@@ -297,23 +313,21 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignm
       job->node_rate = job->unsent_progress->nodes_per_second();
       CountExpanded(*job, job->unsent_progress->expanded());
     };
-    // Checkpoints go out as they happen: each is what a lost attempt saves.
+    // A checkpoint is what a lost attempt saves; it goes out with the next
+    // tick's progress, at most 50 ms after the threshold was passed.
     request->options.resume_bound = job->resume.bound();
     request->options.on_checkpoint = [this, job](const IterationCheckpoint& c) {
-      v1::WorkerMessage m;
-      m.mutable_checkpoint()->set_job_id(job->id);
-      m.mutable_checkpoint()->set_attempt(job->attempt);
-      *m.mutable_checkpoint()->mutable_checkpoint() = WithEarlierWork(job->resume, c);
-      Send(m);
+      v1::Checkpoint checkpoint = WithEarlierWork(job->resume, c);
+      absl::MutexLock lock(&mu_);
+      job->unsent_checkpoint = std::move(checkpoint);
     };
-    // So does every better answer of an anytime solve: a re-run starts from it.
+    // So does a better answer of an anytime solve: a re-run starts from it.
     request->on_improvement = [this, job](const BestSoFar& best) {
-      v1::WorkerMessage m;
-      m.mutable_checkpoint()->set_job_id(job->id);
-      m.mutable_checkpoint()->set_attempt(job->attempt);
-      m.mutable_checkpoint()->mutable_checkpoint()->set_best_moves(MovesToString(best.moves));
-      m.mutable_checkpoint()->mutable_checkpoint()->set_lower_bound(best.lower_bound);
-      Send(m);
+      v1::Checkpoint checkpoint;
+      checkpoint.set_best_moves(MovesToString(best.moves));
+      checkpoint.set_lower_bound(best.lower_bound);
+      absl::MutexLock lock(&mu_);
+      job->unsent_best = std::move(checkpoint);
     };
     absl::StatusOr<SolveResult> result = Solve(*request);
     if (result.ok()) {
@@ -330,9 +344,11 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignm
     finished->set_error_permanent(IsSpecError(request.status()));
   }
   bool release;
+  std::vector<v1::WorkerMessage> unsent;
   {
     absl::MutexLock lock(&mu_);
     release = job->release;
+    unsent = TakeUnsent(*job);
     CountExpanded(*job, run_expanded);
     for (const std::string& prefix : job->handed_back) finished->add_handed_back(prefix);
     (release ? released_ : finished_)->Increment();
@@ -342,6 +358,8 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignm
     }
   }
   if (release) {
+    // The next attempt resumes from them; a finished job has no use for them.
+    for (const v1::WorkerMessage& m : unsent) Send(m);
     v1::WorkerMessage m;
     Name(m.mutable_released(), *job);
     Send(m);
@@ -363,6 +381,8 @@ void WorkerAgent::SendLoop() {
       absl::MutexLock lock(&mu_);
       if (stopped_) return;
       for (auto& [key, job] : jobs_) {
+        // Checkpoints first: the progress after them shows their answer.
+        for (v1::WorkerMessage& m : TakeUnsent(*job)) out.push_back(std::move(m));
         if (!job->unsent_progress) continue;
         v1::WorkerMessage m;
         Name(m.mutable_progress(), *job);

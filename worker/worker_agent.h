@@ -71,6 +71,13 @@ class WorkerAgent {
     CancelToken cancel;
     bool release = false;  // stopped for shutdown: hand back, don't report
     std::optional<v1::Progress> unsent_progress;
+    // The newest IDA* threshold passed, and the newest better answer of an
+    // anytime search, each sent on the next tick (SendLoop) rather than at
+    // once: a job that ends before then has no use for them, and sending
+    // them would hold up its result behind writes and commits of their
+    // own. An answer improved several times within a tick goes out once.
+    std::optional<v1::Checkpoint> unsent_checkpoint;
+    std::optional<v1::Checkpoint> unsent_best;
     uint64_t counted_expanded = 0;  // already added to the expanded counter
     double node_rate = 0;
     // A work unit's: how the coordinator asks it to give part of itself

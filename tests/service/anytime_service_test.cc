@@ -46,7 +46,7 @@ void ExpectReachesGoal(const v1::Job& job, const std::string& moves) {
   EXPECT_EQ(end->tiles(), goal.tiles());
 }
 
-TEST(AnytimeService, AWatcherSeesEveryShorterAnswerAndHigherBound) {
+TEST(AnytimeService, AWatcherSeesShorterAnswersAndHigherBoundsAsTheyCome) {
   testing::TempDir dir;
   Coordinator c(dir, 1, {"--worker-progress-ms=100"});
   c.Start();

@@ -1001,6 +1001,33 @@ TEST(Service, GenericToolsFindHealthAndTheApiByReflection) {
   stream->WritesDone();
 }
 
+// A job that ends within a tick of the worker's progress loop (50 ms)
+// sends nothing but its result: the IDA* thresholds and answers it passed
+// on the way would only hold the result up behind messages and commits of
+// their own. Each job is three writes then: admitted, started, finished.
+// (A tick may still fall inside a job now and then: a little slack.)
+TEST(Service, AQuickJobCostsTheStoreOnlyItsOwnThreeChanges) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1);
+  c.Start();
+  constexpr int kJobs = 20;
+  const Board goal = *GoalPreset("standard", 3, 3);
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < kJobs; ++i) {
+    v1::JobSpec spec;
+    spec.mutable_start()->set_text(RandomWalk(goal, 12, rng).ToString());
+    const testing::Watched watched = WatchToEnd(c.stub(), Submit(c.stub(), spec)->id(), absl::Seconds(30));
+    ASSERT_NE(watched.final_job(), nullptr);
+    ASSERT_EQ(watched.final_job()->state(), v1::JOB_STATE_DONE);
+  }
+  absl::StatusOr<testing::HttpResponse> scraped = testing::HttpGet("127.0.0.1", c.metrics_port(), "/metrics");
+  ASSERT_TRUE(scraped.ok()) << scraped.status();
+  const std::optional<double> writes = testing::MetricValue(scraped->body, "npuzzle_store_writes_total");
+  ASSERT_TRUE(writes.has_value());
+  EXPECT_GE(*writes, 3 * kJobs);
+  EXPECT_LE(*writes, 3 * kJobs + 3);
+}
+
 TEST(Service, MetricsEndpointsCountWhatHappened) {
   using testing::MetricValue;
   testing::TempDir dir;
