@@ -7,6 +7,13 @@
 // durable (or has failed). The commit runs on a thread of its own rather
 // than on the caller's (LevelDB's leader), so that the caller goes on to
 // what it must do meanwhile, such as sending a worker its assignment.
+//
+// Two threads take turns: while one runs a batch's completions (which
+// wake watchers and write to their streams), the other may already be
+// committing the next batch, so a change that came in meanwhile does not
+// wait for the completions to reach the disk. Commits never overlap, and
+// completions run one batch at a time in commit order (a ticket each), so
+// callers see exactly what one thread would have shown them.
 #ifndef NPUZZLE_SERVICE_STORE_STORE_WRITER_H_
 #define NPUZZLE_SERVICE_STORE_STORE_WRITER_H_
 
@@ -55,9 +62,11 @@ class StoreWriter {
   absl::Mutex mu_;
   std::vector<JobStore::Change> pending_ ABSL_GUARDED_BY(mu_);
   std::vector<Done> pending_done_ ABSL_GUARDED_BY(mu_);
-  bool busy_ ABSL_GUARDED_BY(mu_) = false;
+  bool committing_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t batches_taken_ ABSL_GUARDED_BY(mu_) = 0;      // tickets handed out
+  int64_t batches_completed_ ABSL_GUARDED_BY(mu_) = 0;  // completions run
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread thread_;
+  std::thread threads_[2];
 };
 
 }  // namespace npuzzle

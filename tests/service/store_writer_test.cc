@@ -4,10 +4,12 @@
 // outcome once its commit is over.
 #include "service/store/store_writer.h"
 
+#include <atomic>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
 namespace npuzzle {
@@ -22,14 +24,18 @@ class RecordingStore : public JobStore {
   void FailCommits() { fail_ = true; }
 
   std::vector<absl::Status> Commit(const std::vector<Change>& changes) override {
+    if (committing_.fetch_add(1) != 0) overlapped_ = true;
     if (!started_.HasBeenNotified()) started_.Notify();
     if (hold_ && !released_.HasBeenNotified()) released_.WaitForNotification();
+    absl::SleepFor(absl::Milliseconds(1));  // room for a second commit to overlap, were it let
+    committing_.fetch_sub(1);
     absl::MutexLock lock(&mu_);
     std::vector<std::string> ids;
     for (const Change& c : changes) ids.push_back(c.job.id());
     batches_.push_back(ids);
     return std::vector<absl::Status>(changes.size(), fail_ ? absl::InternalError("disk") : absl::OkStatus());
   }
+  bool overlapped() const { return overlapped_; }
   std::vector<std::vector<std::string>> batches() {
     absl::MutexLock lock(&mu_);
     return batches_;
@@ -56,6 +62,8 @@ class RecordingStore : public JobStore {
   const std::string secret_ = "secret";
   bool hold_ = false;
   std::atomic<bool> fail_{false};
+  std::atomic<int> committing_{0};
+  std::atomic<bool> overlapped_{false};
   absl::Notification started_, released_;
   absl::Mutex mu_;
   std::vector<std::vector<std::string>> batches_;
@@ -73,7 +81,7 @@ StoreWriter::Write WriteOf(const std::string& id, std::vector<std::string>* done
 TEST(StoreWriter, WritesAppendedDuringACommitShareTheNextOneInOrder) {
   RecordingStore store;
   store.HoldFirstCommit();
-  std::vector<std::string> done;  // completions run on the writer's thread, one batch at a time
+  std::vector<std::string> done;  // completions run one batch at a time
   StoreWriter writer(&store, [](std::vector<StoreWriter::Done>& calls, const std::vector<absl::Status>& outcomes) {
     for (size_t i = 0; i < calls.size(); ++i) calls[i](outcomes[i]);
   });
@@ -85,6 +93,47 @@ TEST(StoreWriter, WritesAppendedDuringACommitShareTheNextOneInOrder) {
   writer.WaitIdle();
   EXPECT_EQ(store.batches(), (std::vector<std::vector<std::string>>{{"a"}, {"b", "c", "d"}}));
   EXPECT_EQ(done, (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_FALSE(store.overlapped());
+}
+
+// What a completion does (wake watchers, write to their streams) takes
+// time; a change made meanwhile reaches the disk without waiting for it,
+// yet its own completion still runs after the earlier one's.
+TEST(StoreWriter, ACommitDoesNotWaitForTheLastOnesCompletionsButItsCompletionsDo) {
+  RecordingStore store;
+  absl::Notification a_completing, a_may_finish;
+  absl::Mutex mu;
+  std::vector<std::string> done;
+  StoreWriter writer(&store, [&](std::vector<StoreWriter::Done>& calls, const std::vector<absl::Status>& outcomes) {
+    for (size_t i = 0; i < calls.size(); ++i) calls[i](outcomes[i]);
+  });
+  auto completion = [&](const std::string& id) -> StoreWriter::Done {
+    return [&, id](const absl::Status&) {
+      if (id == "a") {
+        a_completing.Notify();
+        a_may_finish.WaitForNotification();
+      }
+      absl::MutexLock lock(&mu);
+      done.push_back(id);
+    };
+  };
+  v1::Job a, b;
+  a.set_id("a");
+  b.set_id("b");
+  writer.Append({{{a, 0}, completion("a")}});
+  a_completing.WaitForNotification();
+  writer.Append({{{b, 0}, completion("b")}});
+  // b is committed while a's completion is still running...
+  for (int i = 0; i < 5000 && store.batches().size() < 2; ++i) absl::SleepFor(absl::Milliseconds(1));
+  EXPECT_EQ(store.batches(), (std::vector<std::vector<std::string>>{{"a"}, {"b"}}));
+  {
+    absl::MutexLock lock(&mu);
+    EXPECT_TRUE(done.empty());  // ...and b's completion waits for a's
+  }
+  a_may_finish.Notify();
+  writer.WaitIdle();
+  EXPECT_EQ(done, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FALSE(store.overlapped());
 }
 
 TEST(StoreWriter, AFailedCommitIsEveryWritesOutcome) {
