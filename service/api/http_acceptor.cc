@@ -24,11 +24,26 @@ namespace {
 constexpr size_t kHeaderPeekBytes = 8192;
 // How long to wait before accepting again when out of descriptors.
 constexpr absl::Duration kBusyPause = absl::Milliseconds(10);
-// The first byte of a TLS record carrying a handshake.
+// The first byte of a TLS record carrying a handshake, and the size of a
+// record's header (type, version, length).
 constexpr unsigned char kTlsHandshake = 0x16;
+constexpr size_t kTlsRecordHeaderBytes = 5;
 
 constexpr absl::string_view kTimedOut =
     "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
+
+// Whether `seen`, the first bytes of a connection (at most `room`), hold
+// its first message whole: a plaintext request's header, or a TLS
+// client's first handshake record (the ClientHello), whose length is in
+// its header. The daemon takes it from there: a TLS client that stops
+// before its ClientHello is whole never reaches it or its limits.
+bool Whole(absl::string_view seen, size_t room) {
+  if (seen.size() == room) return true;
+  if (static_cast<unsigned char>(seen[0]) != kTlsHandshake) return seen.find("\r\n\r\n") != seen.npos;
+  if (seen.size() < kTlsRecordHeaderBytes) return false;
+  const size_t record = static_cast<unsigned char>(seen[3]) << 8 | static_cast<unsigned char>(seen[4]);
+  return seen.size() >= kTlsRecordHeaderBytes + record;
+}
 
 }  // namespace
 
@@ -81,9 +96,7 @@ HttpAcceptor::Verdict HttpAcceptor::Look(int fd, const sockaddr_storage& peer, s
   }
   if (n < 0) return Verdict::kWaiting;
   const absl::string_view seen(peeked, static_cast<size_t>(n));
-  const bool whole = static_cast<unsigned char>(peeked[0]) == kTlsHandshake || seen.find("\r\n\r\n") != seen.npos ||
-                     seen.size() == sizeof peeked;
-  if (!whole) return Verdict::kWaiting;
+  if (!Whole(seen, sizeof peeked)) return Verdict::kWaiting;
   hand_(fd, reinterpret_cast<const sockaddr*>(&peer), length);
   return Verdict::kHanded;
 }
@@ -112,7 +125,11 @@ void HttpAcceptor::Loop() {
       by_deadline.pop_front();
       auto it = waiting.find(fd);
       if (it == waiting.end() || it->second.deadline != deadline) continue;
-      (void)!send(fd, kTimedOut.data(), kTimedOut.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      // A 408 for a plaintext request; a TLS client would not understand one.
+      unsigned char first = 0;
+      if (recv(fd, &first, 1, MSG_PEEK | MSG_DONTWAIT) == 1 && first != kTlsHandshake) {
+        (void)!send(fd, kTimedOut.data(), kTimedOut.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      }
       forget(fd);
       close(fd);
     }

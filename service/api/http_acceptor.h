@@ -10,12 +10,15 @@
 //   - a plaintext request waits here, on one epoll set and no thread,
 //     until its whole header has come (read ahead without consuming it,
 //     MSG_PEEK), and is answered 408 and closed if that takes longer than
-//     the header deadline; a TLS connection (its first byte a handshake
-//     record, whose header is unreadable here) goes on at once.
+//     the header deadline; a TLS connection waits the same way for its
+//     whole first handshake record, the ClientHello (the record's header
+//     gives its length), and is closed if that takes longer.
 // Idle and slow sockets thus cost no thread and count against no limit;
-// only a connection with a whole request header (or a TLS handshake)
-// reaches the daemon, whose per-client and total limits, idle timeout and
-// body deadline then apply.
+// only a connection with a whole request header (or ClientHello) reaches
+// the daemon, whose per-client and total limits, idle timeout and body
+// deadline then apply. (The rest of a TLS handshake is the daemon's: a
+// client that stalls there holds a slot of its own address, as one that
+// completed it and sent nothing more would, until the idle timeout.)
 #ifndef NPUZZLE_SERVICE_API_HTTP_ACCEPTOR_H_
 #define NPUZZLE_SERVICE_API_HTTP_ACCEPTOR_H_
 
@@ -64,7 +67,7 @@ class HttpAcceptor {
   HttpAcceptor(int listen_fd, int stop_fd, int port, absl::Duration header_within, Hand hand)
       : listen_fd_(listen_fd), stop_fd_(stop_fd), port_(port), header_within_(header_within), hand_(std::move(hand)) {}
   void Loop();
-  // Hands `fd` on if its header (or a TLS handshake) has come; closes it
+  // Hands `fd` on if its header (or ClientHello) has come; closes it
   // if it has closed or (`fresh`: just accepted) sent nothing.
   Verdict Look(int fd, const sockaddr_storage& peer, socklen_t length, bool fresh);
 

@@ -28,6 +28,7 @@
 #include "service/api/token_book.h"
 #include "service/api/web_page.h"
 #include "tests/util/http_get.h"
+#include "tests/util/process_util.h"
 #include "tests/util/service_harness.h"
 
 namespace npuzzle {
@@ -542,6 +543,54 @@ TEST_F(HttpApi, TrickledHeadersAndBodiesAreCutByTheirDeadlines) {
   EXPECT_LT(*body_cut, absl::Seconds(14));
   close(body);
   EXPECT_TRUE(Answered("127.0.0.3", c.http_port()));
+}
+
+// Whether an HTTPS request from `source` is answered, by curl (so by a
+// real TLS client, not the code under test).
+bool AnsweredOverTls(const char* source, int port, const std::string& ca) {
+  const testing::CommandResult r =
+      testing::RunCommand(absl::StrCat("curl -sS -o /dev/null -w '%{http_code}' --max-time 5 ", "--interface ", source,
+                                       " --cacert ", ca, " https://localhost:", port, "/v1/jobs"));
+  return r.exit_code == 0 && r.out == "200";
+}
+
+// An HTTPS client that stops before its first handshake message is whole
+// (a ClientHello trickled, or cut short) never reaches the server: it takes
+// no connection even from its own address, and is closed by the header
+// deadline. Before, its first byte handed it on, counted.
+TEST_F(HttpApi, StalledTlsHandshakesTakeNoConnectionEvenFromTheirOwnAddress) {
+  const std::string certs = dir_.path() + "/certs";
+  const testing::CommandResult made =
+      testing::RunCommand(absl::StrCat(NPUZZLE_SOURCE_DIR, "/scripts/make-certs ", certs));
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  Coordinator c(dir_, 0,
+                {"--tls-cert=" + certs + "/server.pem", "--tls-key=" + certs + "/server.key",
+                 "--http-max-connections=32", "--http-max-connections-per-client=8"});
+  c.set_client({certs + "/ca.pem"}, "");
+  c.Start();
+  ASSERT_TRUE(AnsweredOverTls("127.0.0.6", c.http_port(), certs + "/ca.pem"));
+  // Half a record header, and a whole one whose 512-byte ClientHello stops
+  // after 100: 40 of each, five times the address's share.
+  std::string cut_short = {0x16, 0x03, 0x01, 0x02, 0x00};
+  cut_short += std::string(100, 'x');
+  std::vector<int> stalled;
+  for (int i = 0; i < 80; ++i) {
+    const int fd = ConnectFrom("127.0.0.6", c.http_port());
+    ASSERT_GE(fd, 0);
+    const std::string bytes = i % 2 == 0 ? std::string{0x16, 0x03} : cut_short;
+    ASSERT_EQ(send(fd, bytes.data(), bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
+    stalled.push_back(fd);
+  }
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_TRUE(AnsweredOverTls("127.0.0.6", c.http_port(), certs + "/ca.pem"))
+      << "the stalled handshakes took the address's connections";
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  int open = 0;
+  for (int fd : stalled) {
+    open += ClosedWithin(fd, std::max(absl::ZeroDuration(), deadline - absl::Now())) ? 0 : 1;
+    close(fd);
+  }
+  EXPECT_EQ(open, 0) << "stalled handshakes the server never closed";
 }
 
 // 2,000 sockets opened and left idle, from 40 addresses (each one's
