@@ -1,7 +1,9 @@
 #include "service/server/server.h"
 
 #include <filesystem>
+#include <fstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "common/port_file.h"
@@ -9,6 +11,7 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "service/api/web_page.h"
+#include "service/store/open_store.h"
 #include "service/store/sqlite_job_store.h"
 
 namespace npuzzle {
@@ -90,10 +93,17 @@ absl::Status Server::OpenStore() {
   absl::StatusOr<std::unique_ptr<DataDirLock>> lock = DataDirLock::Acquire(config_.data_dir);
   if (!lock.ok()) return lock.status();
   lock_ = *std::move(lock);
-  absl::StatusOr<std::unique_ptr<SqliteJobStore>> store =
-      SqliteJobStore::Open(config_.JobStorePath(), config_.store_full_sync);
+  std::string uri = config_.store;
+  if (!config_.store_file.empty()) {
+    std::ifstream file(config_.store_file);
+    if (!file) return absl::InvalidArgumentError(absl::StrCat("--store-file ", config_.store_file, ": cannot read it"));
+    std::getline(file, uri);
+    uri = std::string(absl::StripAsciiWhitespace(uri));
+  }
+  absl::StatusOr<std::unique_ptr<JobStore>> store = OpenJobStore(uri, config_.JobStorePath(), config_.store_full_sync);
   if (!store.ok()) return store.status();
   store_ = *std::move(store);
+  Log(absl::StrCat("job store: ", uri.empty() ? config_.JobStorePath() : ShownStore(uri)));
   return absl::OkStatus();
 }
 

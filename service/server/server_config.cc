@@ -25,6 +25,12 @@ CLI::App* AddServerFlags(CLI::App& app, ServerConfig* c) {
                  "once listening, write \"<client port> <worker port> <metrics port> <http port>\" here");
 
   app.add_option("--data-dir", c->data_dir, "job store (jobs.db) and pattern tables (pdb/)");
+  app.add_option("--store", c->store,
+                 "where jobs are kept: empty for SQLite in --data-dir, or a PostgreSQL URI "
+                 "(postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=...), one coordinator a database");
+  app.add_option("--store-file", c->store_file,
+                 "a file holding the --store URI, read at start (a mounted Secret: keeps the password off the "
+                 "command line)");
   app.add_flag("--store-full-sync", c->store_full_sync,
                "fsync every store commit, to survive power loss (on; --store-full-sync=false: survive crashes only)");
   app.add_option("--local-workers", c->local_workers,
@@ -90,6 +96,7 @@ absl::Status Validate(ServerConfig& c) {
     if (!ok) problems.push_back(problem);
   };
   check(!c.data_dir.empty(), "--data-dir must name a directory");
+  check(c.store.empty() || c.store_file.empty(), "give --store or --store-file, not both");
   check(!c.listen.empty(), "--listen must name an address");
   check(c.local_workers >= -1, "--local-workers must be -1 (one per core), 0 or more");
   check(c.max_queued > 0, "--max-queued must be at least 1");

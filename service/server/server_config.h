@@ -29,6 +29,8 @@ struct ServerConfig {
   // Its data, and the local workers it supervises.
   std::string data_dir = "npuzzle-data";
   bool store_full_sync = true;
+  std::string store;       // empty: SQLite in data_dir; else a PostgreSQL URI
+  std::string store_file;  // a file holding `store` (a mounted Secret)
   int local_workers = -1;  // -1: one per core
   std::string worker_binary;
   int64_t worker_progress_ms = 250;

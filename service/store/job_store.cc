@@ -6,8 +6,39 @@ namespace npuzzle {
 
 std::string ShownId(const std::string& id) { return id.size() <= 64 ? id : id.substr(0, 64) + "..."; }
 
+DerivedColumns DeriveColumns(const v1::Job& job) {
+  DerivedColumns derived;
+  if (job.has_finish_time()) {
+    derived.finished = job.finish_time().seconds();
+    if (job.spec().retain_seconds() > 0) derived.expires = derived.finished + job.spec().retain_seconds();
+  }
+  return derived;
+}
+
+std::string RequestKey(const std::string& tenant, const std::string& request_id) {
+  return tenant.empty() ? request_id : absl::StrCat(tenant, "\n", request_id);
+}
+
 absl::Status NoSuchJob(const std::string& id) {
   return absl::NotFoundError(absl::StrCat("no job with id '", ShownId(id), "'"));
+}
+
+std::vector<absl::Status> CommitBatch(const std::vector<JobStore::Change>& changes, const TransactionSteps& steps) {
+  std::vector<absl::Status> outcomes;
+  absl::Status failed = steps.begin();
+  for (const JobStore::Change& change : changes) {
+    if (!failed.ok()) break;
+    absl::Status outcome = steps.apply(change);
+    const bool own = outcome.ok() || absl::IsAlreadyExists(outcome) || absl::IsNotFound(outcome);
+    if (!own) failed = outcome;
+    outcomes.push_back(std::move(outcome));
+  }
+  if (failed.ok()) failed = steps.commit();
+  if (!failed.ok()) {
+    steps.rollback();
+    outcomes.assign(changes.size(), failed);
+  }
+  return outcomes;
 }
 
 }  // namespace npuzzle

@@ -3,11 +3,13 @@
 // tenant's request id, and in submission order (its seq). Writes come in
 // batches, each applied whole or not at all and durable when Commit
 // returns (StoreWriter groups them); reads never wait behind a commit.
-// SqliteJobStore (sqlite_job_store.h) is the one implementation so far.
+// SqliteJobStore (sqlite_job_store.h) keeps it in a file in the data
+// directory, PostgresJobStore (postgres_job_store.h) in a database.
 #ifndef NPUZZLE_SERVICE_STORE_JOB_STORE_H_
 #define NPUZZLE_SERVICE_STORE_JOB_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +28,20 @@ absl::Status NoSuchJob(const std::string& id);
 // checked for form before they reach the store, but a message is no place
 // for a long one all the same.
 std::string ShownId(const std::string& id);
+
+// The columns a store keeps beside each job for its queries, derived from
+// the job the same way in every store.
+struct DerivedColumns {
+  int64_t finished = 0;  // unix seconds it finished; 0 (NULL) while unfinished
+  int64_t expires = 0;   // unix seconds its own retention ends; 0 (NULL): none
+};
+DerivedColumns DeriveColumns(const v1::Job& job);
+
+// The request_id column: request ids are scoped per tenant. The unnamed
+// tenant (no --auth-tokens) keeps the bare id, as stores written before
+// tenants existed have; named tenants hold no newline, so keys of two
+// tenants never meet.
+std::string RequestKey(const std::string& tenant, const std::string& request_id);
 
 class JobStore {
  public:
@@ -106,6 +122,18 @@ class JobStore {
   // FailedPrecondition if it is queued or running.
   virtual absl::Status DeleteFinished(const std::string& id) = 0;
 };
+
+// What every store's Commit does with a batch, given its transaction's
+// steps: each change's own outcome (OK, AlreadyExists, NotFound), or, if
+// beginning, any change or committing fails otherwise, that failure for
+// every change and the transaction rolled back.
+struct TransactionSteps {
+  std::function<absl::Status()> begin;
+  std::function<absl::Status(const JobStore::Change&)> apply;
+  std::function<absl::Status()> commit;
+  std::function<void()> rollback;
+};
+std::vector<absl::Status> CommitBatch(const std::vector<JobStore::Change>& changes, const TransactionSteps& steps);
 
 }  // namespace npuzzle
 

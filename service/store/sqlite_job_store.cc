@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "service/store/list_page.h"
 #include "service/store/sqlite_schema.h"
 #include "service/store/sqlite_statement.h"
 #include "service/store/wal_check.h"
@@ -24,22 +25,6 @@ namespace npuzzle {
 namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
-
-// The request_id column: request ids are scoped per tenant. The unnamed
-// tenant (no --auth-tokens) keeps the bare id, as stores written before
-// tenants existed have; named tenants hold no newline, so keys of two
-// tenants never meet.
-std::string RequestKey(const std::string& tenant, const std::string& request_id) {
-  return tenant.empty() ? request_id : absl::StrCat(tenant, "\n", request_id);
-}
-
-bool HasLabels(const v1::Job& job, const std::map<std::string, std::string>& labels) {
-  for (const auto& [k, v] : labels) {
-    auto it = job.spec().labels().find(k);
-    if (it == job.spec().labels().end() || it->second != v) return false;
-  }
-  return true;
-}
 
 // The job stored at a seq, with one statement for a whole listing.
 class JobAt {
@@ -285,21 +270,15 @@ absl::StatusOr<JobStore::Row> SqliteJobStore::FindRow(const char* column, const 
 
 std::vector<absl::Status> SqliteJobStore::Commit(const std::vector<Change>& changes) {
   absl::MutexLock lock(&write_mu_);
-  std::vector<absl::Status> outcomes;
-  absl::Status failed = Step(begin_, "begin");
-  for (const Change& change : changes) {
-    if (!failed.ok()) break;
-    absl::Status outcome = Apply(change);
-    const bool own = outcome.ok() || absl::IsAlreadyExists(outcome) || absl::IsNotFound(outcome);
-    if (!own) failed = outcome;
-    outcomes.push_back(std::move(outcome));
-  }
-  if (failed.ok()) failed = Step(commit_, "commit");
-  if (!failed.ok()) {
-    if (!sqlite3_get_autocommit(writer_)) sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
-    outcomes.assign(changes.size(), failed);
-  }
-  return outcomes;
+  return CommitBatch(changes, {.begin = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return Step(begin_, "begin"); },
+                               .apply = [&](const Change& c) ABSL_NO_THREAD_SAFETY_ANALYSIS { return Apply(c); },
+                               .commit = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return Step(commit_, "commit"); },
+                               .rollback =
+                                   [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                                     if (!sqlite3_get_autocommit(writer_)) {
+                                       sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
+                                     }
+                                   }});
 }
 
 absl::Status SqliteJobStore::Step(sqlite3_stmt* stmt, absl::string_view what) {
@@ -482,32 +461,18 @@ absl::StatusOr<JobStore::Page> SqliteJobStore::ListByLabel(const std::string& te
   candidates.Bind(3, labels.begin()->second);
   candidates.Bind(4, before > 0 ? before : INT64_MAX);
   JobAt at(reader_);
-  Page page;
-  size_t bytes = 0;
+  ListPage page(page_size, states, labels);
   int scanned = 0;
   int rc;
   while ((rc = candidates.Step()) == SQLITE_ROW) {
+    if (scanned++ == kMaxListScan) return std::move(page).Finish(/*walked_to_end=*/false);
     const int64_t seq = candidates.Int(0);
-    if (static_cast<int>(page.jobs.size()) == page_size || scanned == kMaxListScan) return page;
-    ++scanned;
     absl::StatusOr<v1::Job> job = at.Read(seq);
     if (!job.ok()) return job.status();
-    page.next_before = seq;
-    if (!HasLabels(*job, labels) ||
-        (!states.empty() && std::find(states.begin(), states.end(), job->state()) == states.end())) {
-      continue;
-    }
-    const size_t job_bytes = job->ByteSizeLong();
-    if (!page.jobs.empty() && bytes + job_bytes > kMaxPageBytes) {
-      page.next_before = seq + 1;  // the next page starts with this job
-      return page;
-    }
-    bytes += job_bytes;
-    page.jobs.push_back(*std::move(job));
+    if (!page.Add(seq, &*job)) return std::move(page).Finish(/*walked_to_end=*/false);
   }
   if (absl::Status s = EndOfRows(reader_, rc, "list"); !s.ok()) return s;
-  page.next_before = 0;
-  return page;
+  return std::move(page).Finish(/*walked_to_end=*/true);
 }
 
 absl::Status SqliteJobStore::CheckWritable(absl::Duration wait) {

@@ -4,6 +4,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "service/store/job_store.h"
 #include "service/store/sqlite_statement.h"
 
 namespace npuzzle {
@@ -93,15 +94,6 @@ absl::Status UpgradeFromVersion1(sqlite3* db) {
 }
 
 }  // namespace
-
-DerivedColumns DeriveColumns(const v1::Job& job) {
-  DerivedColumns derived;
-  if (job.has_finish_time()) {
-    derived.finished = job.finish_time().seconds();
-    if (job.spec().retain_seconds() > 0) derived.expires = derived.finished + job.spec().retain_seconds();
-  }
-  return derived;
-}
 
 absl::Status InsertLabels(sqlite3* db, sqlite3_stmt* insert_label, const v1::Job& job, int64_t seq) {
   for (const auto& [key, value] : job.spec().labels()) {

@@ -24,13 +24,6 @@
 
 namespace npuzzle {
 
-// The columns beside the job message that are derived from it.
-struct DerivedColumns {
-  int64_t finished = 0;  // unix seconds it finished; 0 (NULL) while unfinished
-  int64_t expires = 0;   // unix seconds its own retention ends; 0 (NULL): none
-};
-DerivedColumns DeriveColumns(const v1::Job& job);
-
 // Creates the tables in a new file, or upgrades those of an earlier
 // version, in one transaction; a store from a newer version is refused.
 // Must run before any other statement of the writer's.

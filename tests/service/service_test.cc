@@ -35,6 +35,7 @@
 #include "sqlite3.h"
 #include "tests/util/exhaustive.h"
 #include "tests/util/http_get.h"
+#include "tests/util/postgres_harness.h"
 #include "tests/util/process_util.h"
 #include "tests/util/service_harness.h"
 
@@ -63,9 +64,26 @@ constexpr char kKorf1[] = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3";
 
 // The job's moves take its start board to its goal.
 
-TEST(Service, SolveStreamsStatesAndAResultThatReplays) {
+// The coordinator's promises hold whichever store keeps its jobs: these
+// tests run once on SQLite in the data directory, and once on a PostgreSQL
+// cluster of their own (--store).
+class EachStoreService : public ::testing::TestWithParam<std::string> {
+ protected:
+  // Flags that put the coordinator's jobs in the test's store.
+  std::vector<std::string> StoreFlags() {
+    if (GetParam() != "postgres") return {};
+    pg_ = std::make_unique<testing::Postgres>();
+    EXPECT_TRUE(pg_->ok()) << pg_->status();
+    return {"--store=" + pg_->uri()};
+  }
+
+ private:
+  std::unique_ptr<testing::Postgres> pg_;
+};
+
+TEST_P(EachStoreService, SolveStreamsStatesAndAResultThatReplays) {
   testing::TempDir dir;
-  Coordinator c(dir, /*local_workers=*/1);
+  Coordinator c(dir, /*local_workers=*/1, StoreFlags());
   c.Start();
   grpc::ClientContext context;
   v1::SubmitJobRequest request;
@@ -295,6 +313,34 @@ TEST(Service, HealthIsNotServingWhileTheStoreCannotBeWritten) {
   sqlite3_close(db);
   EXPECT_TRUE(AwaitHealth(c.client_address(), grpc::health::v1::HealthCheckResponse::SERVING));
   EXPECT_THAT(c.process()->Log(), HasSubstr("the job store cannot be written"));
+}
+
+// A coordinator whose PostgreSQL goes away reports NOT_SERVING, and
+// submits fail UNAVAILABLE (retry), not INTERNAL; when the database is
+// back it serves again by itself, and nothing accepted before is lost.
+TEST(Service, ACoordinatorRidesOutARestartOfItsDatabase) {
+  testing::TempDir dir;
+  testing::Postgres pg;
+  ASSERT_TRUE(pg.ok()) << pg.status();
+  Coordinator c(dir, 1, {"--store=" + pg.uri()});
+  c.Start();
+  ASSERT_TRUE(AwaitHealth(c.client_address(), grpc::health::v1::HealthCheckResponse::SERVING));
+  const std::string before = Submit(c.stub(), SpecFor("8 1 3 4 0 2 7 6 5"))->id();
+  ASSERT_TRUE(AwaitState(c.stub(), before, v1::JOB_STATE_DONE, absl::Seconds(30)).ok());
+
+  ASSERT_TRUE(pg.Stop().ok());
+  EXPECT_TRUE(AwaitHealth(c.client_address(), grpc::health::v1::HealthCheckResponse::NOT_SERVING));
+  const absl::StatusOr<v1::Job> refused = Submit(c.stub(), SpecFor("8 6 7 2 5 4 3 0 1"));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable) << refused.status();
+
+  ASSERT_TRUE(pg.Start().ok());
+  EXPECT_TRUE(AwaitHealth(c.client_address(), grpc::health::v1::HealthCheckResponse::SERVING));
+  const absl::StatusOr<v1::Job> after = Submit(c.stub(), SpecFor("8 6 7 2 5 4 3 0 1"));
+  ASSERT_TRUE(after.ok()) << after.status();
+  const absl::StatusOr<v1::Job> done = AwaitState(c.stub(), after->id(), v1::JOB_STATE_DONE, absl::Seconds(30));
+  ASSERT_TRUE(done.ok()) << done.status() << "\n" << c.process()->Log();
+  EXPECT_EQ(done->result().length(), 31);
+  EXPECT_EQ(GetJob(c.stub(), before)->result().length(), 14);
 }
 
 // Waits until the job is gone; false if it is still there after 10 s.
@@ -830,9 +876,9 @@ TEST(Service, CancellingASplitJobFreesEveryWorkerAtOnce) {
   EXPECT_EQ(GetJob(c.stub(), id)->result().status(), "cancelled");
 }
 
-TEST(Service, KilledCoordinatorLosesNothingAndReportsEachJobOnce) {
+TEST_P(EachStoreService, KilledCoordinatorLosesNothingAndReportsEachJobOnce) {
   testing::TempDir dir;
-  Coordinator c(dir, 0);
+  Coordinator c(dir, 0, StoreFlags());
   c.Start();
   auto a = StartWorker(c, dir, "a");
   auto b = StartWorker(c, dir, "b");
@@ -871,6 +917,9 @@ TEST(Service, KilledCoordinatorLosesNothingAndReportsEachJobOnce) {
   // The long jobs' workers kept them across the restart rather than start over.
   EXPECT_EQ(GetJob(c.stub(), jobs[0].first)->attempt(), 1) << c.process()->Log() << a->Log() << b->Log();
 }
+
+INSTANTIATE_TEST_SUITE_P(, EachStoreService, ::testing::Values("sqlite", "postgres"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST(Service, FiveHundredConcurrentJobsFromSeveralClients) {
   testing::TempDir dir;

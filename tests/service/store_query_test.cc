@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "service/jobs/job_record.h"
 #include "service/store/sqlite_job_store.h"
+#include "tests/service/each_store.h"
 #include "tests/util/process_util.h"
 
 namespace npuzzle {
@@ -81,9 +82,12 @@ std::vector<std::string> Expected(int jobs, const std::string& tenant, const std
   return ids;
 }
 
-TEST(StoreQueries, EveryFilterPagesThroughExactlyItsJobsNewestFirst) {
-  testing::TempDir dir;
-  std::unique_ptr<JobStore> store = *SqliteJobStore::Open(dir.path() + "/jobs.db");
+// The listings every store must answer alike (tests/service/each_store.h).
+using EachStoreQueries = testing::EachStore;
+
+TEST_P(EachStoreQueries, EveryFilterPagesThroughExactlyItsJobsNewestFirst) {
+  std::unique_ptr<JobStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
   constexpr int kJobs = 12000;
   Fill(*store, 0, kJobs);
   using S = std::vector<v1::JobState>;
@@ -108,9 +112,9 @@ TEST(StoreQueries, EveryFilterPagesThroughExactlyItsJobsNewestFirst) {
   }
 }
 
-TEST(StoreQueries, ARareLabelCombinationIsAnsweredInShortPagesNotOneLongWalk) {
-  testing::TempDir dir;
-  std::unique_ptr<JobStore> store = *SqliteJobStore::Open(dir.path() + "/jobs.db");
+TEST_P(EachStoreQueries, ARareLabelCombinationIsAnsweredInShortPagesNotOneLongWalk) {
+  std::unique_ptr<JobStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
   Fill(*store, 0, 3 * JobStore::kMaxListScan);
   // Every job carries all=yes; none of t0's is both b1 and running... but
   // some are: the walk goes through all of t0's jobs, kMaxListScan a call.
@@ -127,9 +131,9 @@ TEST(StoreQueries, ARareLabelCombinationIsAnsweredInShortPagesNotOneLongWalk) {
   EXPECT_EQ(none->next_before, 0);
 }
 
-TEST(StoreQueries, ARareTenantInACommonStateIsFoundInShortPages) {
-  testing::TempDir dir;
-  std::unique_ptr<JobStore> store = *SqliteJobStore::Open(dir.path() + "/jobs.db");
+TEST_P(EachStoreQueries, ARareTenantInACommonStateIsFoundInShortPages) {
+  std::unique_ptr<JobStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
   // The lone tenant's two queued jobs come first; 15,000 others' follow.
   std::vector<JobStore::Change> lone;
   for (int i = 0; i < 2; ++i) {
@@ -150,11 +154,16 @@ TEST(StoreQueries, ARareTenantInACommonStateIsFoundInShortPages) {
   int calls = 0;
   EXPECT_EQ(ListAll(*store, "lone", {v1::JOB_STATE_QUEUED}, {}, 50, &calls),
             (std::vector<std::string>{"lone-1", "lone-0"}));
-  EXPECT_GE(calls, 3) << "15,000 rows of others in one call";
+  // SQLite walks the state's jobs (an index of tenant and state would
+  // change with every change of state), kMaxListScan a call; PostgreSQL
+  // the tenant's.
+  if (!postgres()) EXPECT_GE(calls, 3) << "15,000 rows of others in one call";
   // Without a state filter the tenant's own index finds them at once.
   EXPECT_EQ(ListAll(*store, "lone", {}, {}, 50, &calls), (std::vector<std::string>{"lone-1", "lone-0"}));
   EXPECT_EQ(calls, 1);
 }
+
+NPUZZLE_FOR_EACH_STORE(EachStoreQueries);
 
 TEST(StoreQueries, ListingsOfAMillionJobsTakeUnder50Milliseconds) {
   testing::TempDir dir;

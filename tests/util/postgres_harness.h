@@ -1,0 +1,46 @@
+// A real PostgreSQL server for a test: Debian's binaries (initdb, pg_ctl)
+// run a fresh cluster in a temporary directory, reached through a Unix
+// socket there, so tests running side by side never meet. PostgreSQL
+// refuses to run as root, and CI runs as root: then the cluster belongs to
+// `nobody`, and its commands run as that user.
+#ifndef NPUZZLE_TESTS_UTIL_POSTGRES_HARNESS_H_
+#define NPUZZLE_TESTS_UTIL_POSTGRES_HARNESS_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace npuzzle::testing {
+
+class Postgres {
+ public:
+  // Creates the cluster and starts the server; check ok() before use.
+  Postgres();
+  // Stops the server at once and removes the cluster.
+  ~Postgres();
+  Postgres(const Postgres&) = delete;
+  Postgres& operator=(const Postgres&) = delete;
+
+  const absl::Status& status() const { return status_; }
+  bool ok() const { return status_.ok(); }
+
+  // A libpq connection URI for the cluster's database `npuzzle`.
+  std::string uri() const;
+  // Runs SQL through psql as the superuser; its output.
+  std::string Sql(const std::string& sql) const;
+
+  // Stops the server (immediate: as a crash would) and starts it again.
+  absl::Status Stop();
+  absl::Status Start();
+
+ private:
+  // `command` run as the cluster's owner, through /bin/sh.
+  std::string AsOwner(const std::string& command) const;
+
+  std::string root_;  // the cluster's directory: data/ and the socket
+  absl::Status status_;
+};
+
+}  // namespace npuzzle::testing
+
+#endif  // NPUZZLE_TESTS_UTIL_POSTGRES_HARNESS_H_
