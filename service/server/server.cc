@@ -1,5 +1,8 @@
 #include "service/server/server.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -100,7 +103,8 @@ absl::Status Server::OpenStore() {
     std::getline(file, uri);
     uri = std::string(absl::StripAsciiWhitespace(uri));
   }
-  absl::StatusOr<std::unique_ptr<JobStore>> store = OpenJobStore(uri, config_.JobStorePath(), config_.store_full_sync);
+  absl::StatusOr<std::unique_ptr<JobStore>> store =
+      OpenJobStore(uri, config_.JobStorePath(), config_.store_full_sync, config_.standby);
   if (!store.ok()) return store.status();
   store_ = *std::move(store);
   Log(absl::StrCat("job store: ", uri.empty() ? config_.JobStorePath() : ShownStore(uri)));
@@ -187,6 +191,13 @@ void Server::WatchStore() {
   bool serving = true;
   while (!stopping_.WaitForNotificationWithTimeout(kStoreCheckInterval)) {
     const absl::Status writable = store_->CheckWritable(kStoreCheckWait);
+    if (absl::IsFailedPrecondition(writable)) {
+      // Another coordinator (a standby) has the database, and with it the
+      // jobs: this one stops as on SIGTERM, its workers going over.
+      Log(absl::StrCat(writable.message(), ": stopping"));
+      kill(getpid(), SIGTERM);
+      return;
+    }
     if (writable.ok() == serving || stopping_.HasBeenNotified()) continue;
     serving = writable.ok();
     SetHealth(serving);

@@ -31,6 +31,7 @@ struct ServerConfig {
   bool store_full_sync = true;
   std::string store;       // empty: SQLite in data_dir; else a PostgreSQL URI
   std::string store_file;  // a file holding `store` (a mounted Secret)
+  bool standby = false;    // PostgreSQL: wait for the active coordinator to go
   int local_workers = -1;  // -1: one per core
   std::string worker_binary;
   int64_t worker_progress_ms = 250;

@@ -96,7 +96,9 @@ class JobStore {
 
   virtual absl::StatusOr<std::map<v1::JobState, int64_t>> CountByState() = 0;
 
-  // Whether a write can commit now, waiting at most `wait` for it.
+  // Whether a write can commit now, waiting at most `wait` for it:
+  // FailedPrecondition if none ever will from this process again (another
+  // coordinator took the store over), else a passing trouble.
   virtual absl::Status CheckWritable(absl::Duration wait) = 0;
 
   // Deletes at most `limit` finished jobs (done, failed, cancelled) whose

@@ -8,7 +8,7 @@
 namespace npuzzle {
 
 absl::StatusOr<std::unique_ptr<JobStore>> OpenJobStore(const std::string& store, const std::string& sqlite_path,
-                                                       bool full_sync) {
+                                                       bool full_sync, bool standby) {
   if (store.empty()) {
     absl::StatusOr<std::unique_ptr<SqliteJobStore>> sqlite = SqliteJobStore::Open(sqlite_path, full_sync);
     if (!sqlite.ok()) return sqlite.status();
@@ -19,7 +19,8 @@ absl::StatusOr<std::unique_ptr<JobStore>> OpenJobStore(const std::string& store,
                                                    "' is not a PostgreSQL URI (postgres://USER@HOST/DATABASE); leave "
                                                    "it empty to keep jobs in --data-dir"));
   }
-  absl::StatusOr<std::unique_ptr<PostgresJobStore>> postgres = PostgresJobStore::Open(store);
+  absl::StatusOr<std::unique_ptr<PostgresJobStore>> postgres =
+      PostgresJobStore::Open(store, standby ? absl::InfiniteDuration() : absl::Seconds(10));
   if (!postgres.ok()) return postgres.status();
   return std::unique_ptr<JobStore>(*std::move(postgres));
 }

@@ -12,9 +12,11 @@
 namespace npuzzle {
 
 // `store`: empty for SQLite at `sqlite_path` (synced per `full_sync`), or a
-// PostgreSQL connection URI (postgres:// or postgresql://).
+// PostgreSQL connection URI (postgres:// or postgresql://), whose database
+// another coordinator may have: a `standby` waits for it to go, others
+// are refused.
 absl::StatusOr<std::unique_ptr<JobStore>> OpenJobStore(const std::string& store, const std::string& sqlite_path,
-                                                       bool full_sync);
+                                                       bool full_sync, bool standby = false);
 
 // The store as a log may show it: a URI's password replaced by "***".
 std::string ShownStore(const std::string& store);

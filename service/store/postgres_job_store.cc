@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/log.h"
 #include "service/store/list_page.h"
 
 namespace npuzzle {
@@ -109,8 +110,8 @@ absl::Status PostgresJobStore::Lock(PgConnection& writer) {
   if (!locked.ok()) return locked.status();
   if (locked->rows() != 1 || locked->Bytes(0, 0) != absl::string_view("\x01", 1)) {
     return absl::FailedPreconditionError(
-        "job store: another coordinator has this PostgreSQL database open; this version runs one coordinator a "
-        "database (stop the other, or give this one a database of its own)");
+        "job store: another coordinator has this PostgreSQL database (one serves a database at a time; with "
+        "--standby a coordinator waits to take over when it goes)");
   }
   return absl::OkStatus();
 }
@@ -128,10 +129,20 @@ absl::StatusOr<std::unique_ptr<PostgresJobStore>> PostgresJobStore::Open(const s
   if (!writer.ok()) return writer.status();
   const absl::Time give_up = absl::Now() + lock_wait;
   absl::Status locked;
-  while (absl::IsFailedPrecondition(locked = Lock(**writer)) && absl::Now() < give_up) {
+  bool waited = false;
+  // A standby rides out the database's troubles as it waits; others fail.
+  auto waiting = [&](const absl::Status& s) {
+    return absl::IsFailedPrecondition(s) || (lock_wait == absl::InfiniteDuration() && absl::IsUnavailable(s));
+  };
+  while (waiting(locked = Lock(**writer)) && absl::Now() < give_up) {
+    if (!waited && lock_wait == absl::InfiniteDuration()) {
+      Log("job store: another coordinator has the database: standing by until it is free");
+    }
+    waited = true;
     absl::SleepFor(absl::Milliseconds(100));
   }
   if (!locked.ok()) return locked;
+  if (waited) Log("job store: the database is free: taking over");
   if (absl::Status s = CreateSchema(**writer); !s.ok()) return s;
   absl::StatusOr<std::string> secret = MetaValue(**writer, "secret", RandomHex(4));
   if (!secret.ok()) return secret.status();
@@ -313,6 +324,7 @@ absl::StatusOr<std::map<v1::JobState, int64_t>> PostgresJobStore::CountByState()
 absl::Status PostgresJobStore::CheckWritable(absl::Duration wait) {
   absl::MutexLock lock(&write_mu_);
   absl::Status status = writer_->Begin();
+  if (status.ok()) status = StillLocked();
   if (status.ok()) {
     status = writer_->Exec(
         absl::StrCat("SET LOCAL statement_timeout = ", std::max<int64_t>(1, absl::ToInt64Milliseconds(wait))),

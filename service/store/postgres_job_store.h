@@ -8,8 +8,9 @@
 // One coordinator at a time: the store holds a session-level advisory lock
 // for as long as it is open, and a second coordinator's Open is refused,
 // since the job manager keeps the queue and the leases in its own memory.
-// A reconnected writer takes the lock again before its next commit, and
-// fails the commit if another coordinator has it meanwhile.
+// A reconnected writer takes the lock again before its next commit (and
+// CheckWritable), and fails with FailedPrecondition if another coordinator
+// took it meanwhile: a standby, which now owns the jobs.
 //
 // A connection that breaks (the database restarted) is reopened on the
 // next call; the call that found it broken fails Unavailable.
@@ -32,6 +33,8 @@ class PostgresJobStore final : public JobStore {
   // tables in an empty database; refuses one from a newer version, and a
   // database another coordinator still has open after `lock_wait` (the
   // server ends a departed coordinator's session a moment after it goes).
+  // An infinite `lock_wait` is a standby's: it takes over once the other
+  // coordinator is gone.
   static absl::StatusOr<std::unique_ptr<PostgresJobStore>> Open(const std::string& uri,
                                                                 absl::Duration lock_wait = absl::Seconds(10));
 

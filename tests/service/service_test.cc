@@ -14,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "engine/board_parser.h"
@@ -341,6 +342,87 @@ TEST(Service, ACoordinatorRidesOutARestartOfItsDatabase) {
   ASSERT_TRUE(done.ok()) << done.status() << "\n" << c.process()->Log();
   EXPECT_EQ(done->result().length(), 31);
   EXPECT_EQ(GetJob(c.stub(), before)->result().length(), 14);
+}
+
+// Two coordinators on one PostgreSQL database: the second, --standby,
+// waits without listening while the first has the database; killed with
+// -9, the first loses nothing: the standby takes over within seconds and
+// finishes every job it had, queued or running, each exactly once.
+TEST(Service, AStandbyCoordinatorTakesOverWhenTheActiveOneIsKilled) {
+  testing::TempDir dir_a, dir_b;
+  testing::Postgres pg;
+  ASSERT_TRUE(pg.ok()) << pg.status();
+  Coordinator a(dir_a, 1, {"--store=" + pg.uri()});
+  a.Start();
+  Coordinator b(dir_b, 1, {"--store=" + pg.uri(), "--standby"});
+  b.Launch();
+  std::vector<std::pair<std::string, int>> jobs;  // id, length
+  for (int i = 0; i < 10; ++i) jobs.emplace_back(Submit(a.stub(), SpecFor("8 1 3 4 0 2 7 6 5"))->id(), 14);
+  for (const auto& [id, length] : jobs)
+    ASSERT_TRUE(AwaitState(a.stub(), id, v1::JOB_STATE_DONE, absl::Seconds(30)).ok());
+  // Running when the first goes, and queued behind it.
+  jobs.emplace_back(Submit(a.stub(), SpecFor(kKorf3, "blank-first", "idastar"))->id(), kKorf3Length);
+  jobs.emplace_back(Submit(a.stub(), SpecFor(kKorf4, "blank-first", "idastar"))->id(), kKorf4Length);
+  ASSERT_TRUE(AwaitStoredState(a.stub(), jobs[10].first, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+  EXPECT_TRUE(testing::Eventually(absl::Seconds(10), [&] {
+    return absl::StrContains(b.process()->Log(), "standing by");
+  })) << b.process()->Log();
+  EXPECT_FALSE(std::filesystem::exists(dir_b.path() + "/ports")) << "a standby listens";
+
+  const absl::Time killed = absl::Now();
+  a.process()->Signal(SIGKILL);
+  ASSERT_EQ(a.process()->Wait(absl::Seconds(5)), -1);
+  ASSERT_TRUE(b.AwaitReady(testing::Scaled(absl::Seconds(20)))) << b.process()->Log();
+  const absl::Duration takeover = absl::Now() - killed;
+  EXPECT_LT(takeover, testing::Scaled(absl::Seconds(10))) << "the standby took " << takeover;
+  EXPECT_THAT(b.process()->Log(), HasSubstr("taking over"));
+
+  for (const auto& [id, length] : jobs) {
+    const testing::Watched w = WatchToEnd(b.stub(), id, absl::Seconds(90));
+    EXPECT_TRUE(w.status.ok()) << w.status.error_message() << "\n" << b.process()->Log();
+    ASSERT_EQ(w.finals(), 1) << id;
+    EXPECT_EQ(w.final_job()->state(), v1::JOB_STATE_DONE) << w.final_job()->error();
+    EXPECT_EQ(w.final_job()->result().length(), length);
+    testing::ExpectReplays(*w.final_job());
+  }
+}
+
+// An active coordinator cut off from the database (its sessions ended by
+// the database, as a network partition would) loses its lock to the
+// standby; when it reconnects and finds the database taken it stops rather
+// than run beside it, and the standby finishes the jobs.
+TEST(Service, ACoordinatorThatLostTheDatabaseToTheStandbyStops) {
+  testing::TempDir dir_a, dir_b;
+  testing::Postgres pg;
+  ASSERT_TRUE(pg.ok()) << pg.status();
+  // Each its own database user, so that one can be cut off alone.
+  pg.Sql("CREATE ROLE a LOGIN SUPERUSER");
+  pg.Sql("CREATE ROLE b LOGIN SUPERUSER");
+  const auto as = [&](const std::string& user) {
+    return "--store=" + absl::StrReplaceAll(pg.uri(), {{"user=npuzzle", "user=" + user}});
+  };
+  Coordinator a(dir_a, 1, {as("a")});
+  a.Start();
+  Coordinator b(dir_b, 1, {as("b"), "--standby"});
+  b.Launch();
+  const std::string id = Submit(a.stub(), SpecFor(kKorf4, "blank-first", "idastar"))->id();
+  ASSERT_TRUE(testing::Eventually(absl::Seconds(10), [&] {
+    return absl::StrContains(b.process()->Log(), "standing by");
+  })) << b.process()->Log();
+
+  // Cut off: its sessions ended, and no new one let in until the standby
+  // has the database.
+  pg.Sql("ALTER ROLE a NOLOGIN");
+  pg.Sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'a'");
+  ASSERT_TRUE(b.AwaitReady(testing::Scaled(absl::Seconds(20)))) << b.process()->Log();
+  pg.Sql("ALTER ROLE a LOGIN");
+  EXPECT_EQ(a.process()->Wait(testing::Scaled(absl::Seconds(15))), 0) << a.process()->Log();
+  EXPECT_THAT(a.process()->Log(), HasSubstr("another coordinator has this PostgreSQL database"));
+  EXPECT_THAT(a.process()->Log(), HasSubstr("to take over when it goes): stopping"));
+  const testing::Watched w = WatchToEnd(b.stub(), id, absl::Seconds(90));
+  ASSERT_EQ(w.finals(), 1) << b.process()->Log();
+  EXPECT_EQ(w.final_job()->state(), v1::JOB_STATE_DONE) << w.final_job()->error();
+  EXPECT_EQ(w.final_job()->result().length(), kKorf4Length);
 }
 
 // Waits until the job is gone; false if it is still there after 10 s.

@@ -68,7 +68,9 @@ std::string Postgres::AsOwner(const std::string& command) const {
   return geteuid() == 0 ? absl::StrCat("runuser -u nobody -- /bin/sh -c ", Quoted(command)) : command;
 }
 
-std::string Postgres::uri() const { return absl::StrCat("postgresql:///npuzzle?host=", root_, "&user=npuzzle"); }
+std::string Postgres::uri(const std::string& database) const {
+  return absl::StrCat("postgresql:///", database, "?host=", root_, "&user=npuzzle");
+}
 
 std::string Postgres::Sql(const std::string& sql) const {
   return RunCommand(absl::StrCat("psql -X -q -t -A -h ", root_, " -U npuzzle -d postgres -c ", Quoted(sql))).out;

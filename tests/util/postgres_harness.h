@@ -24,8 +24,8 @@ class Postgres {
   const absl::Status& status() const { return status_; }
   bool ok() const { return status_.ok(); }
 
-  // A libpq connection URI for the cluster's database `npuzzle`.
-  std::string uri() const;
+  // A libpq connection URI for the cluster's database `database`.
+  std::string uri(const std::string& database = "npuzzle") const;
   // Runs SQL through psql as the superuser; its output.
   std::string Sql(const std::string& sql) const;
 

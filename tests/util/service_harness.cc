@@ -121,7 +121,7 @@ Coordinator::Coordinator(const TempDir& dir, int local_workers, std::vector<std:
 std::string Coordinator::client_address() const { return absl::StrCat("127.0.0.1:", client_port_); }
 std::string Coordinator::worker_address() const { return absl::StrCat("127.0.0.1:", worker_port_); }
 
-void Coordinator::Start() {
+void Coordinator::Launch() {
   std::vector<std::string> argv = {
       absl::StrCat(NPUZZLE_BIN_DIR, "/npuzzle-server"), absl::StrCat("--listen=", client_address()),
       absl::StrCat("--worker-listen=", worker_address()), absl::StrCat("--data-dir=", data_dir_),
@@ -134,9 +134,13 @@ void Coordinator::Start() {
   argv.push_back(absl::StrCat("--port-file=", port_file));
   argv.insert(argv.end(), extra_flags_.begin(), extra_flags_.end());
   process_ = std::make_unique<Process>(argv, absl::StrCat(dir_, "/server-", ++starts_, ".log"));
+}
+
+bool Coordinator::AwaitReady(absl::Duration timeout) {
   // Dial only once it listens: early refusals would make the channel wait
   // out a reconnect backoff.
-  const absl::Time deadline = absl::Now() + Scaled(absl::Seconds(15));
+  const std::string port_file = dir_ + "/ports";
+  const absl::Time deadline = absl::Now() + timeout;
   while (!std::filesystem::exists(port_file) && process_->Running() && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(10));
   }
@@ -147,6 +151,7 @@ void Coordinator::Start() {
          GetJob(*stub_, "probe").status().code() == absl::StatusCode::kUnavailable) {
     absl::SleepFor(absl::Milliseconds(20));
   }
+  return GetJob(*stub_, "probe").status().code() != absl::StatusCode::kUnavailable;
 }
 
 std::unique_ptr<v1::SolverService::Stub> Dial(const std::string& address, const ClientTls& tls,

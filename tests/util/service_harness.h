@@ -71,7 +71,14 @@ class Coordinator {
     token_ = std::move(token);
   }
   // (Re)starts the server process and waits until it answers.
-  void Start();
+  void Start() {
+    Launch();
+    AwaitReady(Scaled(absl::Seconds(15)));
+  }
+  // The two halves of Start: the process started, and then awaited until
+  // it listens and answers, or `timeout` passes; false then.
+  void Launch();
+  bool AwaitReady(absl::Duration timeout);
   std::unique_ptr<Process>& process() { return process_; }
   std::string client_address() const;
   std::string worker_address() const;
