@@ -15,7 +15,13 @@
 //         store's size on disk (jobs.db and its log) each --soak_every,
 //         which retention must keep flat once the first jobs expire.
 //
-//   service_bench [--seconds 30] [--clients 32] [--store_full_sync=false]
+//   --postgres: the same against a coordinator whose jobs are in a
+//               PostgreSQL cluster the bench starts (synchronous_commit on,
+//               the default); the floor's syncs are then one-change commits
+//               of the store to a database of their own beside it.
+//   Both print SubmitJob's latency (answered once the job is stored).
+//
+//   service_bench [--seconds 30] [--clients 32] [--store_full_sync=false] [--postgres]
 //   service_bench --soak_minutes 30 [--soak_retain 60s]
 #include <fcntl.h>
 #include <unistd.h>
@@ -37,13 +43,16 @@
 #include "grpcpp/grpcpp.h"
 #include "health_check.grpc.pb.h"
 #include "jobspec/job_spec.h"
+#include "service/store/postgres_job_store.h"
 #include "service/store/sqlite_job_store.h"
+#include "tests/util/postgres_harness.h"
 #include "tests/util/service_harness.h"
 
 ABSL_FLAG(int, samples, 1000, "latency samples of each kind");
 ABSL_FLAG(int, seconds, 30, "throughput run length");
 ABSL_FLAG(int, clients, 32, "concurrent Solve streams in the throughput run");
 ABSL_FLAG(bool, store_full_sync, true, "the coordinator's --store-full-sync");
+ABSL_FLAG(bool, postgres, false, "keep the coordinator's jobs in a PostgreSQL cluster the bench starts");
 ABSL_FLAG(int, soak_minutes, 0, "run the retention soak this long instead (0: latency and throughput)");
 ABSL_FLAG(absl::Duration, soak_retain, absl::Seconds(60), "the soak's --retain-finished");
 ABSL_FLAG(absl::Duration, soak_every, absl::Seconds(60), "how often the soak prints the store's size");
@@ -66,21 +75,15 @@ double SyncMicros(int fd) {
   return absl::ToDoubleMicroseconds(absl::Now() - t);
 }
 
-// A one-change commit of the job store on its own, full sync: what a
-// store write costs beside a bare fdatasync.
-std::vector<double> StoreCommitMicros(const std::string& dir, int samples) {
-  std::vector<double> us;
-  absl::StatusOr<std::unique_ptr<JobStore>> store = SqliteJobStore::Open(dir + "/commit-bench.db", true);
-  if (!store.ok()) return us;
-  for (int i = 1; i <= samples; ++i) {
-    v1::Job job;
-    job.set_id(absl::StrCat("job-", i));
-    job.mutable_spec()->mutable_start()->set_text("8 1 3 4 0 2 7 6 5");
-    const absl::Time t = absl::Now();
-    if (!(*store)->Commit({{job, i}})[0].ok()) return {};
-    us.push_back(absl::ToDoubleMicroseconds(absl::Now() - t));
-  }
-  return us;
+// One one-change commit of `store` (the `i`th): what a store write costs,
+// beside a bare fdatasync; -1 if it failed.
+double StoreCommitMicros(JobStore& store, int i) {
+  v1::Job job;
+  job.set_id(absl::StrCat("job-", i));
+  job.mutable_spec()->mutable_start()->set_text("8 1 3 4 0 2 7 6 5");
+  const absl::Time t = absl::Now();
+  if (!store.Commit({{job, i}})[0].ok()) return -1;
+  return absl::ToDoubleMicroseconds(absl::Now() - t);
 }
 
 // Submit-to-final: one Solve stream read to its last event.
@@ -173,14 +176,29 @@ int Soak() {
 int Main() {
   if (absl::GetFlag(FLAGS_soak_minutes) > 0) return Soak();
   testing::TempDir dir;
-  {
-    testing::TempDir store_dir;
-    const std::vector<double> commit_us = StoreCommitMicros(store_dir.path(), absl::GetFlag(FLAGS_samples));
-    std::cout << absl::StrFormat("job store commit (one change, full sync)   median %7.0f us   p99 %7.0f us\n",
-                                 Median(commit_us), Percentile(commit_us, 0.99));
+  const bool postgres = absl::GetFlag(FLAGS_postgres);
+  std::vector<std::string> flags = {
+      absl::StrCat("--store-full-sync=", absl::GetFlag(FLAGS_store_full_sync) ? "true" : "false")};
+  // A store of the same kind beside the coordinator's, for the commits the
+  // floor counts.
+  std::unique_ptr<testing::Postgres> pg;
+  std::unique_ptr<JobStore> probe;
+  if (postgres) {
+    pg = std::make_unique<testing::Postgres>();
+    if (!pg->ok()) {
+      std::cerr << pg->status() << "\n";
+      return 1;
+    }
+    flags.push_back("--store=" + pg->uri());
+    pg->Sql("CREATE DATABASE probe");
+    absl::StatusOr<std::unique_ptr<PostgresJobStore>> opened = PostgresJobStore::Open(pg->uri("probe"));
+    if (opened.ok()) probe = *std::move(opened);
+  } else {
+    absl::StatusOr<std::unique_ptr<SqliteJobStore>> opened = SqliteJobStore::Open(dir.path() + "/probe.db", true);
+    if (opened.ok()) probe = *std::move(opened);
   }
-  testing::Coordinator c(dir, 2,
-                         {absl::StrCat("--store-full-sync=", absl::GetFlag(FLAGS_store_full_sync) ? "true" : "false")});
+  if (probe == nullptr) return 1;
+  testing::Coordinator c(dir, 2, flags);
   c.Start();
   auto channel = grpc::CreateChannel(c.client_address(), grpc::InsecureChannelCredentials());
   auto health = grpc::health::v1::Health::NewStub(channel);
@@ -191,8 +209,11 @@ int Main() {
   const std::string sync_file = c.data_dir() + "/bench-sync";
   const int fd = open(sync_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return 1;
+  // First, as they would load the disk under the jobs if interleaved.
+  std::vector<double> commit_us;
+  for (int i = 0; i < absl::GetFlag(FLAGS_samples); ++i) commit_us.push_back(StoreCommitMicros(*probe, i + 1));
   // Interleaved, so all three see the same machine.
-  std::vector<double> sync_us, noop_us, job_us;
+  std::vector<double> sync_us, noop_us, job_us, submit_us;
   for (int i = 0; i < absl::GetFlag(FLAGS_samples); ++i) {
     sync_us.push_back(SyncMicros(fd));
     absl::Time t = absl::Now();
@@ -207,19 +228,33 @@ int Main() {
     if (!SolveOnce(*stub, spec)) return 1;
     job_us.push_back(absl::ToDoubleMicroseconds(absl::Now() - t));
   }
+  // On their own: the jobs they leave run meanwhile.
+  for (int i = 0; i < absl::GetFlag(FLAGS_samples); ++i) {
+    grpc::ClientContext context;
+    v1::SubmitJobRequest submit;
+    *submit.mutable_spec()->mutable_start() = BoardToProto(RandomWalk(goal, 8, rng));
+    v1::Job submitted;
+    const absl::Time t = absl::Now();
+    if (!stub->SubmitJob(&context, submit, &submitted).ok()) return 1;
+    submit_us.push_back(absl::ToDoubleMicroseconds(absl::Now() - t));
+  }
   close(fd);
   unlink(sync_file.c_str());
-  const double floor = 2 * Median(sync_us) + 2 * Median(noop_us);
+  // PostgreSQL syncs on its own side: its floor is two of its commits.
+  const double floor = 2 * Median(postgres ? commit_us : sync_us) + 2 * Median(noop_us);
   std::cout << absl::StrFormat(
-      "latency (%d samples, store_full_sync=%s):\n"
+      "latency (%d samples, store %s, store_full_sync=%s):\n"
       "  fdatasync            median %7.0f us   p99 %7.0f us\n"
+      "  store commit         median %7.0f us   p99 %7.0f us   (one change)\n"
       "  no-op unary RPC      median %7.0f us   p99 %7.0f us\n"
-      "  durability floor     %7.0f us   (2 fdatasync + 2 no-op RPCs, medians)\n"
+      "  durability floor     %7.0f us   (2 %s + 2 no-op RPCs, medians)\n"
       "  trivial 3x3 job      median %7.0f us   p99 %7.0f us   (submit to final result)\n"
-      "  job / floor          %7.2fx\n",
-      job_us.size(), absl::GetFlag(FLAGS_store_full_sync) ? "true" : "false", Median(sync_us),
-      Percentile(sync_us, 0.99), Median(noop_us), Percentile(noop_us, 0.99), floor, Median(job_us),
-      Percentile(job_us, 0.99), Median(job_us) / floor);
+      "  job / floor          %7.2fx\n"
+      "  SubmitJob            median %7.0f us   p99 %7.0f us   (answered once stored)\n",
+      job_us.size(), postgres ? "PostgreSQL" : "SQLite", absl::GetFlag(FLAGS_store_full_sync) ? "true" : "false",
+      Median(sync_us), Percentile(sync_us, 0.99), Median(commit_us), Percentile(commit_us, 0.99), Median(noop_us),
+      Percentile(noop_us, 0.99), floor, postgres ? "store commits" : "fdatasync", Median(job_us),
+      Percentile(job_us, 0.99), Median(job_us) / floor, Median(submit_us), Percentile(submit_us, 0.99));
 
   std::atomic<int64_t> completed = 0;
   const absl::Time began = absl::Now();
