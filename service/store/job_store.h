@@ -125,10 +125,11 @@ class JobStore {
   virtual absl::Status DeleteFinished(const std::string& id) = 0;
 };
 
-// What every store's Commit does with a batch, given its transaction's
-// steps: each change's own outcome (OK, AlreadyExists, NotFound), or, if
-// beginning, any change or committing fails otherwise, that failure for
-// every change and the transaction rolled back.
+// What a store's Commit does with a batch, given its transaction's steps
+// one at a time: each change's own outcome (OK, AlreadyExists, NotFound),
+// or, if beginning, any change or committing fails otherwise, that failure
+// for every change and the transaction rolled back. (PostgreSQL's gives
+// the same outcomes from one pipeline.)
 struct TransactionSteps {
   std::function<absl::Status()> begin;
   std::function<absl::Status(const JobStore::Change&)> apply;

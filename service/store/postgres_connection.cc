@@ -131,13 +131,14 @@ absl::Status PgConnection::Reconnect() {
   return RunOnce(PgQuery(kSessionSettings), "configure the session").status();
 }
 
+absl::Status PgConnection::Connected() {
+  if (!broken_ && PQstatus(conn_) == CONNECTION_OK) return absl::OkStatus();
+  if (in_transaction_) return absl::UnavailableError("job store: the connection to PostgreSQL broke");
+  return Reconnect();
+}
+
 absl::StatusOr<PgResult> PgConnection::Run(const PgQuery& query, absl::string_view what) {
-  if (broken_ || PQstatus(conn_) != CONNECTION_OK) {
-    if (in_transaction_) {
-      return absl::UnavailableError(absl::StrCat("job store: ", what, ": the connection to PostgreSQL broke"));
-    }
-    if (absl::Status s = Reconnect(); !s.ok()) return s;
-  }
+  if (absl::Status s = Connected(); !s.ok()) return s;
   absl::StatusOr<PgResult> result = RunOnce(query, what);
   // A connection the server dropped (a restart) is only found out by using
   // it: outside a transaction, once more on a new one.
@@ -145,27 +146,94 @@ absl::StatusOr<PgResult> PgConnection::Run(const PgQuery& query, absl::string_vi
   return result;
 }
 
+// libpq's arrays for a query's parameters, pointing into it.
+struct Params {
+  explicit Params(const PgQuery& query) : values(query.values().size()), lengths(query.values().size()) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      const std::optional<std::string>& v = query.values()[i];
+      values[i] = v ? v->data() : nullptr;
+      lengths[i] = v ? static_cast<int>(v->size()) : 0;
+    }
+  }
+  int count() const { return static_cast<int>(values.size()); }
+  std::vector<const char*> values;
+  std::vector<int> lengths;
+};
+
 absl::StatusOr<PgResult> PgConnection::RunOnce(const PgQuery& query, absl::string_view what) {
-  const size_t n = query.values().size();
-  std::vector<const char*> values(n);
-  std::vector<int> lengths(n);
-  for (size_t i = 0; i < n; ++i) {
-    const std::optional<std::string>& v = query.values()[i];
-    values[i] = v ? v->data() : nullptr;
-    lengths[i] = v ? static_cast<int>(v->size()) : 0;
-  }
-  pg_result* result = PQexecParams(conn_, query.sql().c_str(), static_cast<int>(n), nullptr, values.data(),
-                                   lengths.data(), query.formats().data(), /*resultFormat=binary*/ 1);
+  const Params params(query);
+  return Checked(PQexecParams(conn_, query.sql().c_str(), params.count(), nullptr, params.values.data(),
+                              params.lengths.data(), query.formats().data(), /*resultFormat=binary*/ 1),
+                 what);
+}
+
+absl::StatusOr<PgResult> PgConnection::Checked(pg_result* result, absl::string_view what) {
   const ExecStatusType status = result == nullptr ? PGRES_FATAL_ERROR : PQresultStatus(result);
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    const char* state = result == nullptr ? nullptr : PQresultErrorField(result, PG_DIAG_SQLSTATE);
-    broken_ = PQstatus(conn_) != CONNECTION_OK || state == nullptr || absl::StartsWith(state, "08") ||
-              absl::StartsWith(state, "57P");
-    absl::Status error = ResultError(conn_, result, what);
-    PQclear(result);
-    return error;
+  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return PgResult(result);
+  const char* state = result == nullptr ? nullptr : PQresultErrorField(result, PG_DIAG_SQLSTATE);
+  broken_ = broken_ || PQstatus(conn_) != CONNECTION_OK || state == nullptr || absl::StartsWith(state, "08") ||
+            absl::StartsWith(state, "57P");
+  absl::Status error = ResultError(conn_, result, what);
+  PQclear(result);
+  return error;
+}
+
+absl::StatusOr<std::vector<PgResult>> PgConnection::RunInOneTransaction(const std::vector<PgQuery>& queries,
+                                                                        absl::string_view what) {
+  if (PQenterPipelineMode(conn_) != 1) {
+    broken_ = true;
+    return absl::UnavailableError(absl::StrCat("job store: ", what, ": ", Message(PQerrorMessage(conn_))));
   }
-  return PgResult(result);
+  bool sent = true;
+  for (const PgQuery& query : queries) {
+    const Params params(query);
+    sent = sent && PQsendQueryParams(conn_, query.sql().c_str(), params.count(), nullptr, params.values.data(),
+                                     params.lengths.data(), query.formats().data(), /*resultFormat=binary*/ 1) == 1;
+  }
+  sent = sent && PQpipelineSync(conn_) == 1;
+  std::vector<PgResult> results;
+  absl::Status failed =
+      sent ? absl::OkStatus()
+           : absl::UnavailableError(absl::StrCat("job store: ", what, ": ", Message(PQerrorMessage(conn_))));
+  // Each statement's result and the null after it; then the Sync's, with
+  // any error of the commit itself before it. After a failure the server
+  // skips the rest (PGRES_PIPELINE_ABORTED) and rolls the whole back.
+  for (size_t i = 0; sent && i < queries.size(); ++i) {
+    pg_result* result = PQgetResult(conn_);
+    if (result == nullptr) {
+      failed.Update(absl::UnavailableError(absl::StrCat("job store: ", what, ": the connection to PostgreSQL broke")));
+      broken_ = true;
+      break;
+    }
+    if (PQresultStatus(result) == PGRES_PIPELINE_ABORTED) {
+      PQclear(result);
+    } else {
+      absl::StatusOr<PgResult> checked = Checked(result, what);
+      if (checked.ok()) {
+        results.push_back(*std::move(checked));
+      } else {
+        failed.Update(checked.status());
+      }
+    }
+    PQclear(PQgetResult(conn_));  // the null that ends this statement's results
+  }
+  while (sent && !broken_) {
+    pg_result* result = PQgetResult(conn_);
+    if (result == nullptr) break;
+    const ExecStatusType status = PQresultStatus(result);
+    if (status == PGRES_PIPELINE_SYNC) {
+      PQclear(result);
+      break;
+    }
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+      failed.Update(Checked(result, what).status());
+    } else {
+      PQclear(result);
+    }
+  }
+  if (PQexitPipelineMode(conn_) != 1) broken_ = true;
+  if (!failed.ok()) return failed;
+  return results;
 }
 
 absl::Status PgConnection::Exec(const std::string& sql, absl::string_view what) {

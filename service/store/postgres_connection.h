@@ -80,6 +80,15 @@ class PgConnection {
   // opened again first, outside a transaction; inside one (which broke
   // with it) the statement fails Unavailable, and so does a failed reopen.
   absl::StatusOr<PgResult> Run(const PgQuery& query, absl::string_view what);
+  // Runs `queries` as one transaction in one round trip (libpq's pipeline
+  // mode, its statements between two Syncs: the server commits them
+  // together or, if any fails, none of them). Their results in order, or
+  // the first failure. The connection must be open (Connected).
+  absl::StatusOr<std::vector<PgResult>> RunInOneTransaction(const std::vector<PgQuery>& queries,
+                                                            absl::string_view what);
+  // Opens a broken connection again (outside a transaction); Unavailable
+  // if it cannot.
+  absl::Status Connected();
   // Runs a statement without parameters or rows.
   absl::Status Exec(const std::string& sql, absl::string_view what);
   // A transaction: Begin, statements, then Commit, or Rollback if anything
@@ -96,6 +105,9 @@ class PgConnection {
   explicit PgConnection(pg_conn* conn) : conn_(conn) {}
   absl::Status Reconnect();
   absl::StatusOr<PgResult> RunOnce(const PgQuery& query, absl::string_view what);
+  // `result` if it succeeded; else its error, cleared, noting a broken
+  // connection.
+  absl::StatusOr<PgResult> Checked(pg_result* result, absl::string_view what);
 
   pg_conn* conn_;
   int64_t connects_ = 1;

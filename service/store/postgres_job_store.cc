@@ -94,6 +94,22 @@ std::string RandomHex(int words) {
   return hex;
 }
 
+// A text[] parameter, as text: each element quoted, with its quotes and
+// backslashes escaped.
+std::string TextArray(const std::vector<std::string>& elements) {
+  std::string out = "{";
+  for (const std::string& e : elements) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    for (char c : e) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
 // An int[] parameter, as text.
 std::string IntArray(const std::vector<v1::JobState>& states) {
   return absl::StrCat(
@@ -154,28 +170,51 @@ absl::StatusOr<std::unique_ptr<PostgresJobStore>> PostgresJobStore::Open(const s
       new PostgresJobStore(*std::move(writer), *std::move(reader), *std::move(stats), *std::move(secret)));
 }
 
+// A batch is one round trip: its statements go in one pipeline, which the
+// server runs as one transaction. A taken id or request id cannot fail it
+// (ON CONFLICT DO NOTHING: the change's own AlreadyExists), nor can an
+// unknown id (no row updated: NotFound); anything else fails it whole.
 std::vector<absl::Status> PostgresJobStore::Commit(const std::vector<Change>& changes) {
   absl::MutexLock lock(&write_mu_);
-  return CommitBatch(changes, {.begin =
-                                   [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-                                     absl::Status begun = writer_->Begin();
-                                     // After BEGIN, which reopens a broken connection.
-                                     return begun.ok() ? StillLocked() : begun;
-                                   },
-                               .apply = [&](const Change& c) ABSL_NO_THREAD_SAFETY_ANALYSIS { return Apply(c); },
-                               .commit = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return writer_->Commit(); },
-                               .rollback = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { writer_->Rollback(); }});
+  absl::Status failed = writer_->Connected();
+  if (failed.ok()) failed = StillLocked();
+  absl::StatusOr<std::vector<PgResult>> results = absl::UnknownError("");
+  if (failed.ok()) {
+    std::vector<PgQuery> statements;
+    statements.reserve(changes.size());
+    for (const Change& change : changes) statements.push_back(Statement(change));
+    results = writer_->RunInOneTransaction(statements, "commit");
+    failed = results.status();
+  }
+  if (!failed.ok()) return std::vector<absl::Status>(changes.size(), failed);
+  std::vector<absl::Status> outcomes;
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const std::string& id = changes[i].job.id();
+    const PgResult& r = (*results)[i];
+    if (changes[i].seq > 0) {
+      outcomes.push_back(r.Int(0, 0) == 1 ? absl::OkStatus()
+                                          : absl::AlreadyExistsError(absl::StrCat("job store: job ", ShownId(id),
+                                                                                  " or its request id is taken")));
+    } else {
+      outcomes.push_back(r.changed() == 1 ? absl::OkStatus()
+                                          : absl::NotFoundError(absl::StrCat("job store: no job ", ShownId(id))));
+    }
+  }
+  return outcomes;
 }
 
-absl::Status PostgresJobStore::Apply(const Change& change) {
+// A new job (its label rows with it, if it was stored: one statement, its
+// result the number of jobs stored), or a stored job's new row.
+PgQuery PostgresJobStore::Statement(const Change& change) {
   const v1::Job& job = change.job;
   const DerivedColumns derived = DeriveColumns(job);
   if (change.seq > 0) {
-    // ON CONFLICT: a taken id or request id is the change's own outcome,
-    // and must not abort the transaction the rest of the batch is in.
     PgQuery insert(
-        "INSERT INTO jobs (seq, id, request_id, state, tenant, finished, expires, job) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING");
+        "WITH job AS (INSERT INTO jobs (seq, id, request_id, state, tenant, finished, expires, job) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING seq), "
+        "labels AS (INSERT INTO job_labels (tenant, key, value, seq) "
+        "SELECT $5, l.key, l.value, job.seq FROM job, unnest($9::text[], $10::text[]) AS l (key, value)) "
+        "SELECT count(*)::bigint FROM job");
     insert.Int(change.seq).Text(job.id());
     if (job.spec().request_id().empty()) {
       insert.Null();
@@ -184,37 +223,19 @@ absl::Status PostgresJobStore::Apply(const Change& change) {
     }
     insert.Int(job.state()).Text(job.tenant()).IntOrNull(derived.finished).IntOrNull(derived.expires);
     insert.Blob(job.SerializeAsString());
-    absl::StatusOr<PgResult> inserted = writer_->Run(insert, "insert");
-    if (!inserted.ok()) return inserted.status();
-    if (inserted->changed() != 1) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("job store: job ", ShownId(job.id()), " or its request id is taken"));
-    }
+    std::vector<std::string> keys, values;
     for (const auto& [key, value] : job.spec().labels()) {
-      absl::Status labelled =
-          writer_
-              ->Run(PgQuery("INSERT INTO job_labels (tenant, key, value, seq) VALUES ($1, $2, $3, $4)")
-                        .Text(job.tenant())
-                        .Text(key)
-                        .Text(value)
-                        .Int(change.seq),
-                    "insert a label")
-              .status();
-      if (!labelled.ok()) return labelled;
+      keys.push_back(key);
+      values.push_back(value);
     }
-    return absl::OkStatus();
+    return insert.Text(TextArray(keys)).Text(TextArray(values));
   }
-  absl::StatusOr<PgResult> updated =
-      writer_->Run(PgQuery("UPDATE jobs SET state = $1, job = $2, finished = $3, expires = $4 WHERE id = $5")
-                       .Int(job.state())
-                       .Blob(job.SerializeAsString())
-                       .IntOrNull(derived.finished)
-                       .IntOrNull(derived.expires)
-                       .Text(job.id()),
-                   "update");
-  if (!updated.ok()) return updated.status();
-  if (updated->changed() != 1) return absl::NotFoundError(absl::StrCat("job store: no job ", ShownId(job.id())));
-  return absl::OkStatus();
+  return PgQuery("UPDATE jobs SET state = $1, job = $2, finished = $3, expires = $4 WHERE id = $5")
+      .Int(job.state())
+      .Blob(job.SerializeAsString())
+      .IntOrNull(derived.finished)
+      .IntOrNull(derived.expires)
+      .Text(job.id());
 }
 
 absl::StatusOr<int64_t> PostgresJobStore::LastSeq() {

@@ -2,8 +2,9 @@
 // who keep their state in a replicated database rather than on the
 // coordinator's disk. The tables match SQLite's (kSchema in the .cc): one
 // row per job with the columns every query needs, and a label table. A
-// batch is one transaction; the server's synchronous_commit decides when
-// it is durable (on, PostgreSQL's default: flushed before COMMIT returns).
+// batch is one transaction in one round trip; the server's
+// synchronous_commit decides when it is durable (on, PostgreSQL's default:
+// flushed before the commit is answered).
 //
 // One coordinator at a time: the store holds a session-level advisory lock
 // for as long as it is open, and a second coordinator's Open is refused,
@@ -62,8 +63,8 @@ class PostgresJobStore final : public JobStore {
   static absl::Status Lock(PgConnection& writer);
   // Takes it again if the writer reconnected since it was last taken.
   absl::Status StillLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
-  // One change inside Commit's transaction.
-  absl::Status Apply(const Change& change) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // The statement that stores one change.
+  static PgQuery Statement(const Change& change);
   // The job of the first row `query` returns, with its seq; NotFound(`missing`).
   absl::StatusOr<Row> FindRow(const PgQuery& query, absl::string_view missing) ABSL_EXCLUSIVE_LOCKS_REQUIRED(read_mu_);
 

@@ -151,6 +151,22 @@ TEST_P(StoreConformance, JobsAndTheSecretOutliveARestart) {
   EXPECT_EQ(*store->LastSeq(), 1);
 }
 
+TEST_P(StoreConformance, LabelsWithQuotesCommasAndBracesAreStoredAsGiven) {
+  std::unique_ptr<JobStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  v1::Job job = JobIn("odd", v1::JOB_STATE_QUEUED, "t");
+  const std::map<std::string, std::string> labels = {{"k\"ey", "v,a\\l{u}e"}, {"plain", "NULL"}, {"empty", ""}};
+  for (const auto& [k, v] : labels) (*job.mutable_spec()->mutable_labels())[k] = v;
+  for (const absl::Status& s : store->Commit({{job, 1}})) ASSERT_TRUE(s.ok()) << s;
+  for (const auto& [k, v] : labels) {
+    absl::StatusOr<JobStore::Page> page = store->List("t", {}, {{k, v}}, 10, 0);
+    ASSERT_TRUE(page.ok()) << page.status();
+    ASSERT_EQ(page->jobs.size(), 1u) << k;
+    EXPECT_EQ(page->jobs[0].id(), "odd");
+  }
+  EXPECT_TRUE(store->List("t", {}, {{"plain", "null"}}, 10, 0)->jobs.empty());
+}
+
 NPUZZLE_FOR_EACH_STORE(StoreConformance);
 
 // PostgreSQL's own promises.
@@ -169,6 +185,23 @@ TEST_P(PostgresStore, ASecondCoordinatorIsRefusedWhileTheFirstHasTheDatabase) {
   EXPECT_NE(second.status().message().find("another coordinator"), std::string::npos) << second.status();
   first.reset();
   EXPECT_TRUE(PostgresJobStore::Open(pg().uri()).ok());
+}
+
+// A batch goes in one round trip, and whole or not at all: a change the
+// database refuses (text with a NUL byte) fails every change with it.
+TEST_P(PostgresStore, ABatchTheDatabaseRefusesStoresNothing) {
+  std::unique_ptr<JobStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  v1::Job bad = JobIn("bad", v1::JOB_STATE_QUEUED);
+  (*bad.mutable_spec()->mutable_labels())["k"] = std::string("a\0b", 3);
+  const std::vector<absl::Status> outcomes = store->Commit({{JobIn("good", v1::JOB_STATE_QUEUED), 1}, {bad, 2}});
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_FALSE(outcomes[0].ok());
+  EXPECT_EQ(outcomes[0], outcomes[1]);
+  EXPECT_TRUE(absl::IsNotFound(store->Get("good").status()));
+  // And the connection is fine for the next batch.
+  for (const absl::Status& s : store->Commit({{JobIn("good", v1::JOB_STATE_QUEUED), 1}})) EXPECT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(store->Get("good").ok());
 }
 
 // While the database is down, calls fail Unavailable (so clients hear
