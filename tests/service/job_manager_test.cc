@@ -22,6 +22,7 @@
 #include "jobspec/job_spec.h"
 #include "jobspec/work_unit.h"
 #include "service/store/sqlite_job_store.h"
+#include "tests/service/each_store.h"
 #include "tests/util/http_get.h"
 #include "tests/util/process_util.h"
 
@@ -154,15 +155,18 @@ std::vector<v1::JobEvent> Drain(JobWatch& watch, bool* ended = nullptr) {
   return events;
 }
 
-class JobManagerTest : public ::testing::Test {
+// Each test runs on both stores (tests/service/each_store.h); those that
+// hold SQLite's own write lock are SqliteJobManagerTest.
+class JobManagerTest : public testing::EachStore {
  protected:
   void SetUp() override { Restart(); }
 
-  // A new manager over the same store file, as after a crash.
+  // A new manager over the same store, as after a crash.
   void Restart(ManagerOptions options = Defaults()) {
     manager_.reset();
     store_.reset();
-    store_ = *SqliteJobStore::Open(dir_.path() + "/jobs.db");
+    store_ = OpenStore();
+    ASSERT_NE(store_, nullptr);
     manager_ = std::make_unique<JobManager>(store_.get(), options);
     ASSERT_TRUE(manager_->Start().ok());
   }
@@ -209,12 +213,13 @@ class JobManagerTest : public ::testing::Test {
     return done;
   }
 
-  testing::TempDir dir_;
   std::unique_ptr<JobStore> store_;
   std::unique_ptr<JobManager> manager_;
 };
 
-TEST_F(JobManagerTest, JobRunsOnAWorkerAndItsResultIsStored) {
+class SqliteJobManagerTest : public JobManagerTest {};
+
+TEST_P(JobManagerTest, JobRunsOnAWorkerAndItsResultIsStored) {
   const v1::Job job = *manager_->Submit(Spec());
   EXPECT_EQ(job.state(), v1::JOB_STATE_QUEUED);
   EXPECT_THAT(job.id(), HasSubstr("job-"));
@@ -254,7 +259,7 @@ TEST_F(JobManagerTest, JobRunsOnAWorkerAndItsResultIsStored) {
   EXPECT_EQ(late_events[0].state().result().moves(), "UD");
 }
 
-TEST_F(JobManagerTest, SameRequestIdSameJob) {
+TEST_P(JobManagerTest, SameRequestIdSameJob) {
   v1::JobSpec spec = Spec();
   spec.set_request_id("client-7");
   const v1::Job first = *manager_->Submit(spec);
@@ -265,7 +270,7 @@ TEST_F(JobManagerTest, SameRequestIdSameJob) {
 
 // A retry under load still gets its job: the request id is looked up
 // before the queue's limit; a different spec under the same id is refused.
-TEST_F(JobManagerTest, RequestIdsAreLookedUpBeforeAdmission) {
+TEST_P(JobManagerTest, RequestIdsAreLookedUpBeforeAdmission) {
   ManagerOptions o = Defaults();
   o.max_queued = 1;
   o.limits.defaults.set_max_memory_mb(256);
@@ -287,7 +292,7 @@ TEST_F(JobManagerTest, RequestIdsAreLookedUpBeforeAdmission) {
   EXPECT_EQ(first.spec().limits().max_memory_mb(), 256u);
 }
 
-TEST_F(JobManagerTest, EverySizeAClientControlsIsBounded) {
+TEST_P(JobManagerTest, EverySizeAClientControlsIsBounded) {
   struct Case {
     std::string name;
     std::function<void(v1::JobSpec&)> edit;
@@ -340,7 +345,7 @@ TEST_F(JobManagerTest, EverySizeAClientControlsIsBounded) {
   EXPECT_EQ(manager_->List("", {}, {{"-bad", "x"}}, 10, 0).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
-TEST_F(JobManagerTest, BadSpecsAreRejectedWithTheReason) {
+TEST_P(JobManagerTest, BadSpecsAreRejectedWithTheReason) {
   v1::JobSpec dup = Spec("1 2 3 4 5 5 7 8 0");
   EXPECT_THAT(manager_->Submit(dup).status().message(), HasSubstr("start: duplicate tile 5"));
   v1::JobSpec algo = Spec();
@@ -351,7 +356,7 @@ TEST_F(JobManagerTest, BadSpecsAreRejectedWithTheReason) {
   EXPECT_EQ(store_->List("", {}, {}, 100, 0)->jobs.size(), 0u);
 }
 
-TEST_F(JobManagerTest, UnsolvableJobsFinishWithoutAWorker) {
+TEST_P(JobManagerTest, UnsolvableJobsFinishWithoutAWorker) {
   auto link = Connect("w1");
   const v1::Job job = *manager_->Submit(Spec("1 2 3 4 5 6 8 7 0"));
   EXPECT_EQ(job.state(), v1::JOB_STATE_DONE);
@@ -359,7 +364,7 @@ TEST_F(JobManagerTest, UnsolvableJobsFinishWithoutAWorker) {
   EXPECT_TRUE(link->Assignments().empty());
 }
 
-TEST_F(JobManagerTest, HigherPriorityFirstThenOldestFirst) {
+TEST_P(JobManagerTest, HigherPriorityFirstThenOldestFirst) {
   v1::JobSpec low = Spec(), high = Spec();
   high.set_priority(5);
   const std::string a = manager_->Submit(low)->id();
@@ -377,7 +382,7 @@ TEST_F(JobManagerTest, HigherPriorityFirstThenOldestFirst) {
 // At equal priority tenants take turns: a job submitted after another
 // tenant's backlog runs second, not last; each tenant's own jobs keep
 // their order, and priority still comes first.
-TEST_F(JobManagerTest, TenantsTakeTurnsAtEqualPriority) {
+TEST_P(JobManagerTest, TenantsTakeTurnsAtEqualPriority) {
   std::vector<std::string> backlog;
   for (int i = 0; i < 200; ++i) backlog.push_back(manager_->Submit(Spec(), "big")->id());
   const std::string small = manager_->Submit(Spec(), "small")->id();
@@ -397,7 +402,7 @@ TEST_F(JobManagerTest, TenantsTakeTurnsAtEqualPriority) {
 // Quotas: queued jobs over a tenant's max_queued are refused naming the
 // quota, room comes back as its jobs start; max_running holds a tenant's
 // jobs back while other tenants' run.
-TEST_F(JobManagerTest, TenantQuotasBindAndAreReleased) {
+TEST_P(JobManagerTest, TenantQuotasBindAndAreReleased) {
   ManagerOptions options = Defaults();
   options.quota_of = [](const std::string& tenant) {
     return tenant == "capped" ? TenantQuota{.max_queued = 2, .max_running = 1} : TenantQuota{};
@@ -430,7 +435,7 @@ TEST_F(JobManagerTest, TenantQuotasBindAndAreReleased) {
   EXPECT_EQ(Get(c3, "capped").state(), v1::JOB_STATE_QUEUED);
 }
 
-TEST_F(JobManagerTest, CancelQueuedAndRunningJobs) {
+TEST_P(JobManagerTest, CancelQueuedAndRunningJobs) {
   const std::string queued = manager_->Submit(Spec())->id();
   const v1::Job cancelled = *manager_->Cancel(queued);
   EXPECT_EQ(cancelled.state(), v1::JOB_STATE_CANCELLED);
@@ -456,7 +461,7 @@ TEST_F(JobManagerTest, CancelQueuedAndRunningJobs) {
   EXPECT_EQ(final_job.state(), v1::JOB_STATE_CANCELLED);
 }
 
-TEST_F(JobManagerTest, LostWorkerJobsMoveToAnotherWorkerAndStaleResultsAreIgnored) {
+TEST_P(JobManagerTest, LostWorkerJobsMoveToAnotherWorkerAndStaleResultsAreIgnored) {
   const std::string id = manager_->Submit(Spec())->id();
   auto first = Connect("w1");
   const v1::Assignment a1 = first->Assignments()[0];
@@ -479,7 +484,7 @@ TEST_F(JobManagerTest, LostWorkerJobsMoveToAnotherWorkerAndStaleResultsAreIgnore
 
 // Of equally free workers, the one that has waited longest takes the next
 // job, so idle workers take work in turn, never by where they sit in memory.
-TEST_F(JobManagerTest, EquallyFreeWorkersTakeJobsInTurn) {
+TEST_P(JobManagerTest, EquallyFreeWorkersTakeJobsInTurn) {
   std::vector<std::shared_ptr<FakeLink>> links = {Connect("w1"), Connect("w2"), Connect("w3")};
   std::vector<int> order;
   for (int job = 0; job < 6; ++job) {
@@ -496,7 +501,7 @@ TEST_F(JobManagerTest, EquallyFreeWorkersTakeJobsInTurn) {
   EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 0, 1, 2}));
 }
 
-TEST_F(JobManagerTest, JobFailsAfterLosingItsWorkerTooOften) {
+TEST_P(JobManagerTest, JobFailsAfterLosingItsWorkerTooOften) {
   const std::string id = manager_->Submit(Spec())->id();
   for (int i = 0; i < 3; ++i) {
     auto link = Connect("w" + std::to_string(i));
@@ -508,7 +513,7 @@ TEST_F(JobManagerTest, JobFailsAfterLosingItsWorkerTooOften) {
   EXPECT_THAT(job.error(), HasSubstr("lost 3 times"));
 }
 
-TEST_F(JobManagerTest, SilentWorkersLoseTheirLease) {
+TEST_P(JobManagerTest, SilentWorkersLoseTheirLease) {
   ManagerOptions o = Defaults();
   o.lease_timeout = absl::Milliseconds(300);
   Restart(o);
@@ -524,7 +529,7 @@ TEST_F(JobManagerTest, SilentWorkersLoseTheirLease) {
 // host of the first, which keeps its job; the first process reconnecting
 // replaces its old link; and once the first has been silent for a lease
 // the id is free for another process.
-TEST_F(JobManagerTest, ASecondProcessUnderALiveWorkersIdIsRefused) {
+TEST_P(JobManagerTest, ASecondProcessUnderALiveWorkersIdIsRefused) {
   ManagerOptions o = Defaults();
   o.lease_timeout = absl::Milliseconds(500);
   Restart(o);
@@ -558,7 +563,7 @@ TEST_F(JobManagerTest, ASecondProcessUnderALiveWorkersIdIsRefused) {
 
 // A worker that finds the job's spec at fault says so, and the failed job
 // carries it (RetryJob then refuses it); a lost worker's failure does not.
-TEST_F(JobManagerTest, AFailureInTheSpecIsStoredAsPermanent) {
+TEST_P(JobManagerTest, AFailureInTheSpecIsStoredAsPermanent) {
   const v1::Job job = *manager_->Submit(Spec());
   auto link = Connect("w1");
   ASSERT_EQ(link->Assignments().size(), 1u);
@@ -621,7 +626,7 @@ class FillableStore : public JobStore {
 // instead of going round as fast as the store fails, and it uses up no
 // attempt numbers; once the disk has room it runs, and no failed commit
 // was counted as one.
-TEST_F(JobManagerTest, AFullDiskPausesAssignmentsWithoutUsingUpAttempts) {
+TEST_P(JobManagerTest, AFullDiskPausesAssignmentsWithoutUsingUpAttempts) {
   FillableStore store(store_.get());
   manager_ = std::make_unique<JobManager>(&store, Defaults());
   ASSERT_TRUE(manager_->Start().ok());
@@ -659,7 +664,7 @@ TEST_F(JobManagerTest, AFullDiskPausesAssignmentsWithoutUsingUpAttempts) {
 
 // Only a finished job of the caller's may be deleted; a running one is
 // refused (cancel it first), and another tenant's is NOT_FOUND.
-TEST_F(JobManagerTest, DeleteTakesOnlyTheCallersFinishedJobs) {
+TEST_P(JobManagerTest, DeleteTakesOnlyTheCallersFinishedJobs) {
   auto link = Connect("w1");
   const std::string id = manager_->Submit(Spec(), "alice")->id();
   ASSERT_EQ(Get(id, "alice").state(), v1::JOB_STATE_RUNNING);
@@ -673,7 +678,7 @@ TEST_F(JobManagerTest, DeleteTakesOnlyTheCallersFinishedJobs) {
   EXPECT_EQ(manager_->Delete(id, "alice").code(), absl::StatusCode::kNotFound);
 }
 
-TEST_F(JobManagerTest, ReleasedJobsGoBackWithoutPenalty) {
+TEST_P(JobManagerTest, ReleasedJobsGoBackWithoutPenalty) {
   const std::string id = manager_->Submit(Spec())->id();
   auto link = Connect("w1");
   v1::WorkerMessage released;
@@ -700,7 +705,7 @@ v1::WorkerMessage CheckpointOf(const v1::Assignment& a, int bound, uint64_t expa
 // A lost attempt's last finished threshold is stored, and the next attempt
 // starts there, on another worker or after a coordinator restart; an
 // earlier (reordered) or stale attempt's checkpoint changes nothing.
-TEST_F(JobManagerTest, CheckpointsAreStoredAndTheNextAttemptResumes) {
+TEST_P(JobManagerTest, CheckpointsAreStoredAndTheNextAttemptResumes) {
   const v1::Job job = *manager_->Submit(Spec());
   auto w1 = Connect("w1");
   const v1::Assignment first = w1->Assignments().at(0);
@@ -731,7 +736,7 @@ TEST_F(JobManagerTest, CheckpointsAreStoredAndTheNextAttemptResumes) {
   EXPECT_EQ(store_->Get(job.id())->state(), v1::JOB_STATE_DONE);
 }
 
-TEST_F(JobManagerTest, SplitJobRunsOnSeveralWorkersSurvivesALostOneAndEndsOnce) {
+TEST_P(JobManagerTest, SplitJobRunsOnSeveralWorkersSurvivesALostOneAndEndsOnce) {
   // 31 moves: a dozen thresholds of a hundred units each.
   const v1::Job job = *manager_->Submit(SplitSpec("8 6 7 2 5 4 3 0 1", 3));
   auto watch = *manager_->Watch(job.id());
@@ -795,7 +800,7 @@ TEST_F(JobManagerTest, SplitJobRunsOnSeveralWorkersSurvivesALostOneAndEndsOnce) 
 // The end of a threshold: one worker idle, the other's unit still
 // running. Its progress brings a request for part of it back; what it
 // hands back goes to the idle worker at once, and the answer is as short.
-TEST_F(JobManagerTest, AnIdleWorkerGetsWhatALongUnitHandsBack) {
+TEST_P(JobManagerTest, AnIdleWorkerGetsWhatALongUnitHandsBack) {
   const v1::Job job = *manager_->Submit(SplitSpec("8 6 7 2 5 4 3 0 1", 2));
   auto w1 = Connect("w1");
   auto w2 = Connect("w2");
@@ -871,7 +876,7 @@ TEST_F(JobManagerTest, AnIdleWorkerGetsWhatALongUnitHandsBack) {
 
 // A worker that hands back what does not lie below its unit has left part
 // of the unit unsearched: the job fails, saying so, and nothing else does.
-TEST_F(JobManagerTest, ASubtreeHandedBackFromOutsideItsUnitFailsTheJob) {
+TEST_P(JobManagerTest, ASubtreeHandedBackFromOutsideItsUnitFailsTheJob) {
   const v1::Job job = *manager_->Submit(SplitSpec("8 6 7 2 5 4 3 0 1", 2));
   auto w1 = Connect("w1");
   const v1::Assignment unit = w1->Assignments()[0];
@@ -890,7 +895,7 @@ TEST_F(JobManagerTest, ASubtreeHandedBackFromOutsideItsUnitFailsTheJob) {
   EXPECT_EQ(manager_->Submit(Spec())->state(), v1::JOB_STATE_RUNNING);
 }
 
-TEST_F(JobManagerTest, CancellingASplitJobStopsEveryUnitOutAndFreesTheirWorkers) {
+TEST_P(JobManagerTest, CancellingASplitJobStopsEveryUnitOutAndFreesTheirWorkers) {
   const v1::Job job = *manager_->Submit(SplitSpec("8 6 7 2 5 4 3 0 1", 2));
   auto w1 = Connect("w1");
   auto w2 = Connect("w2");
@@ -917,7 +922,7 @@ TEST_F(JobManagerTest, CancellingASplitJobStopsEveryUnitOutAndFreesTheirWorkers)
 
 // The gauges see units: each worker's lease and rate, and how many more
 // workers a split job could use, which the autoscaler adds to the queue.
-TEST_F(JobManagerTest, SplitJobsShowInWorkerGaugesAndAskForMoreWorkers) {
+TEST_P(JobManagerTest, SplitJobsShowInWorkerGaugesAndAskForMoreWorkers) {
   using testing::MetricValue;
   auto metric = [&](const std::string& series) { return MetricValue(manager_->metrics().Render(), series); };
   const v1::Job job = *manager_->Submit(SplitSpec("8 6 7 2 5 4 3 0 1", 3));
@@ -948,7 +953,7 @@ TEST_F(JobManagerTest, SplitJobsShowInWorkerGaugesAndAskForMoreWorkers) {
 
 // A free worker takes a queued job of higher priority before the next unit
 // of a running split job, and the unit before a queued job of its own.
-TEST_F(JobManagerTest, SplitJobsUnitsYieldOnlyToQueuedJobsOfHigherPriority) {
+TEST_P(JobManagerTest, SplitJobsUnitsYieldOnlyToQueuedJobsOfHigherPriority) {
   const std::string split = manager_->Submit(SplitSpec("8 6 7 2 5 4 3 0 1", 2))->id();
   auto w1 = Connect("w1");
   v1::JobSpec urgent_spec = Spec();
@@ -968,7 +973,7 @@ TEST_F(JobManagerTest, SplitJobsUnitsYieldOnlyToQueuedJobsOfHigherPriority) {
   EXPECT_EQ(Get(split).state(), v1::JOB_STATE_RUNNING);
 }
 
-TEST_F(JobManagerTest, SplitJobsRefuseAlgorithmsThatCannotSplitAndBoundMaxWorkers) {
+TEST_P(JobManagerTest, SplitJobsRefuseAlgorithmsThatCannotSplitAndBoundMaxWorkers) {
   v1::JobSpec spec = SplitSpec("8 6 7 2 5 4 3 0 1", 2);
   spec.set_algorithm("astar");
   EXPECT_THAT(manager_->Submit(spec).status().message(),
@@ -982,7 +987,7 @@ TEST_F(JobManagerTest, SplitJobsRefuseAlgorithmsThatCannotSplitAndBoundMaxWorker
 
 // The coordinator dies mid-job: the job runs again, split, from the last
 // threshold it stored, and unit results of the old run are ignored.
-TEST_F(JobManagerTest, ASplitJobResumesAtItsCheckpointAfterACoordinatorRestart) {
+TEST_P(JobManagerTest, ASplitJobResumesAtItsCheckpointAfterACoordinatorRestart) {
   const std::string id = manager_->Submit(SplitSpec("8 6 7 2 5 4 3 0 1", 2))->id();
   auto w1 = Connect("w1");
   size_t answered = 0;
@@ -1003,7 +1008,7 @@ TEST_F(JobManagerTest, ASplitJobResumesAtItsCheckpointAfterACoordinatorRestart) 
   EXPECT_EQ(w2->Assignments().front().unit().bound(), stored.bound());
 }
 
-TEST_F(JobManagerTest, AfterARestartReconnectingWorkersKeepTheirJobs) {
+TEST_P(JobManagerTest, AfterARestartReconnectingWorkersKeepTheirJobs) {
   const std::string kept = manager_->Submit(Spec())->id();
   const std::string done = manager_->Submit(Spec())->id();
   const std::string queued = manager_->Submit(Spec())->id();
@@ -1032,7 +1037,7 @@ TEST_F(JobManagerTest, AfterARestartReconnectingWorkersKeepTheirJobs) {
 // A drained coordinator's running jobs wait for their own worker after a
 // restart, exactly as a crashed one's do: another worker cannot take them
 // during the grace period.
-TEST_F(JobManagerTest, DrainedRunningJobsWaitForTheirWorkerAfterARestart) {
+TEST_P(JobManagerTest, DrainedRunningJobsWaitForTheirWorkerAfterARestart) {
   ManagerOptions o = Defaults();
   o.recovery_grace = absl::Seconds(30);
   Restart(o);
@@ -1059,7 +1064,7 @@ TEST_F(JobManagerTest, DrainedRunningJobsWaitForTheirWorkerAfterARestart) {
 // while the job's commit is under way (its search overlaps the sync), but
 // its result is reported to no one before it is stored, even when it
 // arrives first.
-TEST_F(JobManagerTest, NothingWaitsForADiskCommitButWhatNeedsIt) {
+TEST_P(SqliteJobManagerTest, NothingWaitsForADiskCommitButWhatNeedsIt) {
   const std::string earlier = manager_->Submit(Spec())->id();
   auto link = Connect("w1", 2);
   ASSERT_EQ(link->Assignments().size(), 1u);
@@ -1106,7 +1111,7 @@ TEST_F(JobManagerTest, NothingWaitsForADiskCommitButWhatNeedsIt) {
 }
 
 // Changes made while a commit is under way share the next one.
-TEST_F(JobManagerTest, ConcurrentChangesShareCommits) {
+TEST_P(JobManagerTest, ConcurrentChangesShareCommits) {
   constexpr int kJobs = 200;
   std::vector<std::thread> clients;
   for (int c = 0; c < 8; ++c) {
@@ -1126,7 +1131,7 @@ TEST_F(JobManagerTest, ConcurrentChangesShareCommits) {
 // An attempt may go out ahead of its commit; if the coordinator dies
 // before the commit, its successor never gives that attempt's number to
 // another run of the job.
-TEST_F(JobManagerTest, AnAttemptNumberIsNeverGivenTwice) {
+TEST_P(SqliteJobManagerTest, AnAttemptNumberIsNeverGivenTwice) {
   const std::string id = manager_->Submit(Spec())->id();
   manager_.reset();
   store_.reset();
@@ -1168,7 +1173,7 @@ TEST_F(JobManagerTest, AnAttemptNumberIsNeverGivenTwice) {
 
 // A job that was running when the coordinator died, whose worker does not
 // come back for it within the recovery grace, lost that worker: it counts.
-TEST_F(JobManagerTest, AJobWhoseWorkerNeverReturnsAfterARestartCountsAsLost) {
+TEST_P(JobManagerTest, AJobWhoseWorkerNeverReturnsAfterARestartCountsAsLost) {
   ManagerOptions o = Defaults();
   o.max_lost_attempts = 2;
   Restart(o);
@@ -1187,7 +1192,7 @@ TEST_F(JobManagerTest, AJobWhoseWorkerNeverReturnsAfterARestartCountsAsLost) {
   EXPECT_THAT(Get(id).error(), HasSubstr("lost 2 times"));
 }
 
-TEST_F(JobManagerTest, QueueLimitAndLimitCeilings) {
+TEST_P(JobManagerTest, QueueLimitAndLimitCeilings) {
   ManagerOptions o = Defaults();
   o.max_queued = 2;
   o.limits.defaults.set_max_memory_mb(256);
@@ -1203,7 +1208,7 @@ TEST_F(JobManagerTest, QueueLimitAndLimitCeilings) {
               HasSubstr("limits.max_memory_mb 4096 exceeds this service's ceiling of 1024"));
 }
 
-TEST_F(JobManagerTest, SlowWatchersGetEveryStateAndTheResult) {
+TEST_P(JobManagerTest, SlowWatchersGetEveryStateAndTheResult) {
   const std::string id = manager_->Submit(Spec())->id();
   auto watch = *manager_->Watch(id);
   auto link = Connect("w1");
@@ -1225,7 +1230,7 @@ TEST_F(JobManagerTest, SlowWatchersGetEveryStateAndTheResult) {
   EXPECT_EQ(events[events.size() - 2].progress().expanded(), 9999u);
 }
 
-TEST_F(JobManagerTest, ListsNewestFirstInPagesByStateAndLabel) {
+TEST_P(JobManagerTest, ListsNewestFirstInPagesByStateAndLabel) {
   std::vector<std::string> ids;
   for (int i = 0; i < 7; ++i) {
     v1::JobSpec spec = Spec();
@@ -1251,7 +1256,7 @@ TEST_F(JobManagerTest, ListsNewestFirstInPagesByStateAndLabel) {
 
 // Tenants: each sees only its own jobs, another's id looks unknown, and
 // request ids are scoped to the tenant.
-TEST_F(JobManagerTest, TenantsSeeOnlyTheirOwnJobs) {
+TEST_P(JobManagerTest, TenantsSeeOnlyTheirOwnJobs) {
   v1::JobSpec spec = Spec();
   spec.set_request_id("same");
   const v1::Job a = *manager_->Submit(spec, "alpha");
@@ -1278,7 +1283,7 @@ TEST_F(JobManagerTest, TenantsSeeOnlyTheirOwnJobs) {
   EXPECT_TRUE(manager_->List("", {}, {}, 10, 0)->jobs.empty());
 }
 
-TEST_F(JobManagerTest, MetricsCountWhatHappened) {
+TEST_P(JobManagerTest, MetricsCountWhatHappened) {
   using testing::MetricValue;
   auto metric = [&](const std::string& series) { return MetricValue(manager_->metrics().Render(), series); };
   std::vector<std::string> ids;
@@ -1330,7 +1335,7 @@ TEST_F(JobManagerTest, MetricsCountWhatHappened) {
 
 // The metrics list operators read (docs/operations.md) names every family
 // the coordinator exports.
-TEST_F(JobManagerTest, EveryMetricIsDocumented) {
+TEST_P(JobManagerTest, EveryMetricIsDocumented) {
   std::ifstream in(std::string(NPUZZLE_SOURCE_DIR) + "/docs/operations.md");
   const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ASSERT_FALSE(doc.empty());
@@ -1344,6 +1349,9 @@ TEST_F(JobManagerTest, EveryMetricIsDocumented) {
   }
   EXPECT_GT(families, 10);
 }
+
+NPUZZLE_FOR_EACH_STORE(JobManagerTest);
+INSTANTIATE_TEST_SUITE_P(, SqliteJobManagerTest, ::testing::Values("sqlite"), testing::StoreName);
 
 }  // namespace
 }  // namespace npuzzle
