@@ -23,22 +23,4 @@ absl::Status NoSuchJob(const std::string& id) {
   return absl::NotFoundError(absl::StrCat("no job with id '", ShownId(id), "'"));
 }
 
-std::vector<absl::Status> CommitBatch(const std::vector<JobStore::Change>& changes, const TransactionSteps& steps) {
-  std::vector<absl::Status> outcomes;
-  absl::Status failed = steps.begin();
-  for (const JobStore::Change& change : changes) {
-    if (!failed.ok()) break;
-    absl::Status outcome = steps.apply(change);
-    const bool own = outcome.ok() || absl::IsAlreadyExists(outcome) || absl::IsNotFound(outcome);
-    if (!own) failed = outcome;
-    outcomes.push_back(std::move(outcome));
-  }
-  if (failed.ok()) failed = steps.commit();
-  if (!failed.ok()) {
-    steps.rollback();
-    outcomes.assign(changes.size(), failed);
-  }
-  return outcomes;
-}
-
 }  // namespace npuzzle

@@ -9,7 +9,6 @@
 #define NPUZZLE_SERVICE_STORE_JOB_STORE_H_
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -124,19 +123,6 @@ class JobStore {
   // FailedPrecondition if it is queued or running.
   virtual absl::Status DeleteFinished(const std::string& id) = 0;
 };
-
-// What a store's Commit does with a batch, given its transaction's steps
-// one at a time: each change's own outcome (OK, AlreadyExists, NotFound),
-// or, if beginning, any change or committing fails otherwise, that failure
-// for every change and the transaction rolled back. (PostgreSQL's gives
-// the same outcomes from one pipeline.)
-struct TransactionSteps {
-  std::function<absl::Status()> begin;
-  std::function<absl::Status(const JobStore::Change&)> apply;
-  std::function<absl::Status()> commit;
-  std::function<void()> rollback;
-};
-std::vector<absl::Status> CommitBatch(const std::vector<JobStore::Change>& changes, const TransactionSteps& steps);
 
 }  // namespace npuzzle
 

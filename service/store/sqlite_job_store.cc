@@ -270,15 +270,21 @@ absl::StatusOr<JobStore::Row> SqliteJobStore::FindRow(const char* column, const 
 
 std::vector<absl::Status> SqliteJobStore::Commit(const std::vector<Change>& changes) {
   absl::MutexLock lock(&write_mu_);
-  return CommitBatch(changes, {.begin = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return Step(begin_, "begin"); },
-                               .apply = [&](const Change& c) ABSL_NO_THREAD_SAFETY_ANALYSIS { return Apply(c); },
-                               .commit = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return Step(commit_, "commit"); },
-                               .rollback =
-                                   [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-                                     if (!sqlite3_get_autocommit(writer_)) {
-                                       sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
-                                     }
-                                   }});
+  std::vector<absl::Status> outcomes;
+  absl::Status failed = Step(begin_, "begin");
+  for (const Change& change : changes) {
+    if (!failed.ok()) break;
+    absl::Status outcome = Apply(change);
+    const bool own = outcome.ok() || absl::IsAlreadyExists(outcome) || absl::IsNotFound(outcome);
+    if (!own) failed = outcome;
+    outcomes.push_back(std::move(outcome));
+  }
+  if (failed.ok()) failed = Step(commit_, "commit");
+  if (!failed.ok()) {
+    if (!sqlite3_get_autocommit(writer_)) sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
+    outcomes.assign(changes.size(), failed);
+  }
+  return outcomes;
 }
 
 absl::Status SqliteJobStore::Step(sqlite3_stmt* stmt, absl::string_view what) {
