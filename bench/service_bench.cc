@@ -184,7 +184,7 @@ int Main() {
   std::unique_ptr<testing::Postgres> pg;
   std::unique_ptr<JobStore> probe;
   if (postgres) {
-    pg = std::make_unique<testing::Postgres>();
+    pg = std::make_unique<testing::Postgres>(testing::Postgres::Place::kDisk);
     if (!pg->ok()) {
       std::cerr << pg->status() << "\n";
       return 1;

@@ -32,15 +32,23 @@ std::string Quoted(const std::string& s) { return "'" + absl::StrReplaceAll(s, {
 
 }  // namespace
 
-Postgres::Postgres() {
+Postgres::Postgres(Place place) {
   const std::string bin = ServerBinDir();
   if (bin.empty()) {
     status_ =
         absl::FailedPreconditionError("no PostgreSQL server under /usr/lib/postgresql (scripts/setup installs it)");
     return;
   }
-  std::string pattern = (std::filesystem::temp_directory_path() / "npuzzle-pg-XXXXXX").string();
-  root_ = mkdtemp(pattern.data());
+  std::error_code error;
+  const bool in_memory =
+      place == Place::kMemory && std::filesystem::is_directory("/dev/shm", error) && access("/dev/shm", W_OK) == 0;
+  const std::filesystem::path parent = in_memory ? "/dev/shm" : std::filesystem::temp_directory_path();
+  std::string pattern = (parent / "npuzzle-pg-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    status_ = absl::InternalError(absl::StrCat("cannot make a directory under ", parent.string()));
+    return;
+  }
+  root_ = pattern;
   if (geteuid() == 0 && chown(root_.c_str(), kNobody, kNobody) != 0) {
     status_ = absl::InternalError("cannot give the cluster's directory to nobody");
     return;
