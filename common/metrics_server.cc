@@ -28,7 +28,7 @@ MHD_Result Handle(void* endpoints, MHD_Connection* connection, const char* url, 
   }
   const auto& e = *static_cast<const MetricsServer::Endpoints*>(endpoints);
   if (std::strcmp(url, "/metrics") == 0) {
-    return Reply(connection, MHD_HTTP_OK, e.metrics->Render(), "text/plain; version=0.0.4; charset=utf-8");
+    return Reply(connection, MHD_HTTP_OK, e.metrics(), "text/plain; version=0.0.4; charset=utf-8");
   }
   if (std::strcmp(url, "/healthz") == 0) return Reply(connection, MHD_HTTP_OK, "ok\n", "text/plain");
   if (std::strcmp(url, "/readyz") == 0) {

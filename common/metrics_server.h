@@ -19,9 +19,10 @@ namespace npuzzle {
 
 class MetricsServer {
  public:
-  // What the server reads; both must outlive it. `ready` unset: always.
+  // What the server serves, called on its thread: `metrics` renders the
+  // exposition text (Metrics::Render); `ready` unset: always.
   struct Endpoints {
-    const Metrics* metrics;
+    std::function<std::string()> metrics;
     std::function<bool()> ready;
   };
 

@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<npuzzle::MetricsServer> metrics_server;
   if (!flags.metrics_listen.empty()) {
     absl::StatusOr<std::unique_ptr<npuzzle::MetricsServer>> started =
-        npuzzle::MetricsServer::Start(flags.metrics_listen, {&agent.metrics(), nullptr});
+        npuzzle::MetricsServer::Start(flags.metrics_listen, {[&agent] { return agent.metrics().Render(); }, nullptr});
     if (!started.ok()) {
       npuzzle::Log(started.status().message());
       return 1;

@@ -48,7 +48,14 @@ absl::Status Server::Backup(const ServerConfig& config) {
 Server::~Server() { Stop(); }
 
 absl::Status Server::Start() {
-  if (absl::Status s = OpenStore(); !s.ok()) return s;
+  absl::MutexLock starting(&start_mu_);
+  // First, as a standby may wait in OpenStore for hours: its probes get
+  // answers meanwhile (alive, not ready) and its metrics say it waits.
+  if (absl::Status s = ServeMetrics(); !s.ok()) return s;
+  standing_by_->Set(config_.standby ? 1 : 0);
+  absl::Status opened = OpenStore();
+  standing_by_->Set(0);
+  if (!opened.ok()) return opened;
   if (!config_.auth_tokens.empty()) {
     absl::StatusOr<std::unique_ptr<TokenBook>> opened =
         TokenBook::Open(config_.auth_tokens, absl::Seconds(config_.tls_reload_interval_s));
@@ -65,12 +72,13 @@ absl::Status Server::Start() {
   };
   manager_ = std::make_unique<JobManager>(store_.get(), std::move(options));
   if (absl::Status s = manager_->Start(); !s.ok()) return s;
+  shown_manager_.store(manager_.get());
   cleaner_ = std::make_unique<JobCleaner>(store_.get(), JobCleaner::Options{.retain = config_.retain});
   cleaner_->Start(
       [](int deleted) { Log(absl::StrCat("retention: deleted ", deleted, " finished jobs past their retention")); });
   api_ = std::make_unique<JobApi>(manager_.get(), tokens_.get(), store_->Secret());
   if (absl::Status s = Listen(); !s.ok()) return s;
-  if (absl::Status s = ServeHttpAndMetrics(); !s.ok()) return s;
+  if (absl::Status s = ServeHttp(); !s.ok()) return s;
   SetHealth(true);
   const int metrics_port = metrics_server_ ? metrics_server_->port() : 0;
   const int http_port = http_server_ ? http_server_->port() : 0;
@@ -104,7 +112,7 @@ absl::Status Server::OpenStore() {
     uri = std::string(absl::StripAsciiWhitespace(uri));
   }
   absl::StatusOr<std::unique_ptr<JobStore>> store =
-      OpenJobStore(uri, config_.JobStorePath(), config_.store_full_sync, config_.standby);
+      OpenJobStore(uri, config_.JobStorePath(), config_.store_full_sync, config_.standby ? &stopping_ : nullptr);
   if (!store.ok()) return store.status();
   store_ = *std::move(store);
   Log(absl::StrCat("job store: ", uri.empty() ? config_.JobStorePath() : ShownStore(uri)));
@@ -147,13 +155,25 @@ absl::Status Server::Listen() {
   return absl::OkStatus();
 }
 
-absl::Status Server::ServeHttpAndMetrics() {
-  if (!config_.metrics_listen.empty()) {
-    absl::StatusOr<std::unique_ptr<MetricsServer>> started =
-        MetricsServer::Start(config_.metrics_listen, {&manager_->metrics(), [this] { return ready_.load(); }});
-    if (!started.ok()) return started.status();
-    metrics_server_ = *std::move(started);
-  }
+absl::Status Server::ServeMetrics() {
+  standing_by_ = role_metrics_.AddGauge(
+      "npuzzle_coordinator_standing_by",
+      "1 while this coordinator is a standby waiting for the database the active coordinator has");
+  if (config_.metrics_listen.empty()) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<MetricsServer>> started =
+      MetricsServer::Start(config_.metrics_listen, {[this] {
+                                                      std::string text = role_metrics_.Render();
+                                                      const JobManager* manager = shown_manager_.load();
+                                                      if (manager != nullptr) text += manager->metrics().Render();
+                                                      return text;
+                                                    },
+                                                    [this] { return ready_.load(); }});
+  if (!started.ok()) return started.status();
+  metrics_server_ = *std::move(started);
+  return absl::OkStatus();
+}
+
+absl::Status Server::ServeHttp() {
   if (!config_.http_listen.empty()) {
     absl::StatusOr<std::unique_ptr<HttpApiServer>> started =
         HttpApiServer::Start(api_.get(), {.listen = config_.http_listen,
@@ -209,6 +229,8 @@ void Server::WatchStore() {
 void Server::Stop() {
   if (stopping_.HasBeenNotified()) return;
   stopping_.Notify();
+  // Wakes a standby's wait; then whatever Start put up comes down.
+  absl::MutexLock started(&start_mu_);
   if (store_health_.joinable()) store_health_.join();
   SetHealth(false);
   if (manager_) manager_->Drain(absl::Milliseconds(config_.drain_grace_ms));

@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "common/metrics.h"
 #include "common/metrics_server.h"
 #include "grpcpp/grpcpp.h"
 #include "service/api/http_api.h"
@@ -36,7 +38,9 @@ class Server {
   explicit Server(ServerConfig config) : config_(std::move(config)) {}
   ~Server();
 
-  // Errors say what could not start; the server is then not running.
+  // Errors say what could not start; the server is then not running. A
+  // standby's Start waits until the database is free, or until Stop is
+  // called (from another thread: Cancelled).
   absl::Status Start();
   void Stop();
 
@@ -47,7 +51,9 @@ class Server {
  private:
   absl::Status OpenStore();
   absl::Status Listen();
-  absl::Status ServeHttpAndMetrics();
+  // The metrics port (with /healthz and /readyz) comes up before the store.
+  absl::Status ServeMetrics();
+  absl::Status ServeHttp();
   void SetHealth(bool serving);
   // Health follows the store: NOT_SERVING while a write cannot commit.
   void WatchStore();
@@ -67,9 +73,13 @@ class Server {
   int worker_port_ = 0;
   std::vector<std::string> local_worker_tls_flags_;
   std::atomic<bool> ready_{false};
+  Metrics role_metrics_;
+  prometheus::Gauge* standing_by_ = nullptr;
+  std::atomic<const JobManager*> shown_manager_{nullptr};  // in /metrics once started
   std::unique_ptr<MetricsServer> metrics_server_;
   std::unique_ptr<HttpApiServer> http_server_;
   std::unique_ptr<LocalWorkers> local_workers_;
+  absl::Mutex start_mu_;  // held by Start, so Stop waits for it to end
   absl::Notification stopping_;
   std::thread store_health_;
 };

@@ -7,6 +7,9 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <atomic>
+#include <thread>
+
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/cli.h"
@@ -45,7 +48,7 @@ int main(int argc, char** argv) {
     files.rlim_cur = files.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files);
   }
-  // Signals are taken by this thread with sigwait; every other thread, and
+  // Signals are taken by one thread with sigwait; every other thread, and
   // gRPC's, inherit the block.
   sigset_t signals;
   sigemptyset(&signals);
@@ -54,17 +57,27 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   npuzzle::Server server(config);
-  if (absl::Status s = server.Start(); !s.ok()) {
+  // The signal is taken on a thread of its own, as a standby waits inside
+  // Start until another coordinator goes, and must stop when told to.
+  std::atomic<bool> start_failed = false;
+  std::thread signal_taker([&] {
+    int signal_number = 0;
+    sigwait(&signals, &signal_number);
+    if (start_failed) return;
+    npuzzle::Log(absl::StrCat("signal ", signal_number, ": draining (up to ", config.drain_grace_ms, " ms)"));
+    server.Stop();
+  });
+  if (absl::Status s = server.Start(); !s.ok() && !absl::IsCancelled(s)) {
     npuzzle::Log(s.message());
+    start_failed = true;
+    pthread_kill(signal_taker.native_handle(), SIGTERM);
+    signal_taker.join();
     // A flag's file that is missing or wrong is a usage error, as a bad
     // flag is; anything else (a busy data directory, a damaged store, a
     // port in use) is a failure to run.
     return absl::IsInvalidArgument(s) || absl::IsNotFound(s) ? 2 : 1;
   }
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
-  npuzzle::Log(absl::StrCat("signal ", signal_number, ": draining (up to ", config.drain_grace_ms, " ms)"));
-  server.Stop();
+  signal_taker.join();
   npuzzle::Log("stopped");
   return 0;
 }

@@ -140,22 +140,29 @@ absl::Status PostgresJobStore::StillLocked() {
 }
 
 absl::StatusOr<std::unique_ptr<PostgresJobStore>> PostgresJobStore::Open(const std::string& uri,
-                                                                         absl::Duration lock_wait) {
-  absl::StatusOr<std::unique_ptr<PgConnection>> writer = PgConnection::Connect(uri);
-  if (!writer.ok()) return writer.status();
+                                                                         absl::Duration lock_wait,
+                                                                         const absl::Notification* stop) {
+  const bool standby = lock_wait == absl::InfiniteDuration();
   const absl::Time give_up = absl::Now() + lock_wait;
-  absl::Status locked;
-  bool waited = false;
   // A standby rides out the database's troubles as it waits; others fail.
   auto waiting = [&](const absl::Status& s) {
-    return absl::IsFailedPrecondition(s) || (lock_wait == absl::InfiniteDuration() && absl::IsUnavailable(s));
+    return (absl::IsFailedPrecondition(s) || (standby && absl::IsUnavailable(s))) && absl::Now() < give_up;
   };
-  while (waiting(locked = Lock(**writer)) && absl::Now() < give_up) {
-    if (!waited && lock_wait == absl::InfiniteDuration()) {
-      Log("job store: another coordinator has the database: standing by until it is free");
-    }
+  absl::StatusOr<std::unique_ptr<PgConnection>> writer;
+  absl::Status locked;
+  bool waited = false;
+  for (;;) {
+    if (stop != nullptr && stop->HasBeenNotified()) return absl::CancelledError("stopped while standing by");
+    if (!writer.ok()) writer = PgConnection::Connect(uri);
+    locked = writer.ok() ? Lock(**writer) : writer.status();
+    if (!waiting(locked)) break;
+    if (!waited && standby) Log("job store: another coordinator has the database: standing by until it is free");
     waited = true;
-    absl::SleepFor(absl::Milliseconds(100));
+    if (stop != nullptr) {
+      stop->WaitForNotificationWithTimeout(absl::Milliseconds(100));
+    } else {
+      absl::SleepFor(absl::Milliseconds(100));
+    }
   }
   if (!locked.ok()) return locked;
   if (waited) Log("job store: the database is free: taking over");

@@ -23,6 +23,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "service/store/job_store.h"
 #include "service/store/postgres_connection.h"
 
@@ -35,9 +36,11 @@ class PostgresJobStore final : public JobStore {
   // database another coordinator still has open after `lock_wait` (the
   // server ends a departed coordinator's session a moment after it goes).
   // An infinite `lock_wait` is a standby's: it takes over once the other
-  // coordinator is gone.
+  // coordinator is gone, waiting out a database that is down meanwhile,
+  // and gives up (Cancelled) when `stop` is notified.
   static absl::StatusOr<std::unique_ptr<PostgresJobStore>> Open(const std::string& uri,
-                                                                absl::Duration lock_wait = absl::Seconds(10));
+                                                                absl::Duration lock_wait = absl::Seconds(10),
+                                                                const absl::Notification* stop = nullptr);
 
   std::vector<absl::Status> Commit(const std::vector<Change>& changes) override;
   absl::StatusOr<int64_t> LastSeq() override;

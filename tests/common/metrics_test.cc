@@ -105,7 +105,8 @@ TEST(Metrics, ExponentialBuckets) {
 TEST(MetricsServer, ServesTheRegistryOverHttp) {
   Metrics r;
   prometheus::Counter* c = r.AddCounter("scrapes_seen_total", "s");
-  absl::StatusOr<std::unique_ptr<MetricsServer>> server = MetricsServer::Start("127.0.0.1:0", {&r, nullptr});
+  absl::StatusOr<std::unique_ptr<MetricsServer>> server =
+      MetricsServer::Start("127.0.0.1:0", {[&r] { return r.Render(); }, nullptr});
   ASSERT_TRUE(server.ok()) << server.status();
   const int port = (*server)->port();
   ASSERT_GT(port, 0);
@@ -124,7 +125,7 @@ TEST(MetricsServer, ServesTheRegistryOverHttp) {
 TEST(MetricsServer, ReadyzFollowsTheProgram) {
   Metrics r;
   std::atomic<bool> ready = false;
-  auto server = MetricsServer::Start("127.0.0.1:0", {&r, [&ready] { return ready.load(); }});
+  auto server = MetricsServer::Start("127.0.0.1:0", {[&r] { return r.Render(); }, [&ready] { return ready.load(); }});
   ASSERT_TRUE(server.ok()) << server.status();
   EXPECT_EQ(HttpGet("127.0.0.1", (*server)->port(), "/readyz")->code, 503);
   EXPECT_EQ(HttpGet("127.0.0.1", (*server)->port(), "/healthz")->code, 200);
@@ -135,7 +136,7 @@ TEST(MetricsServer, ReadyzFollowsTheProgram) {
 TEST(MetricsServer, ConcurrentScrapesWhileUpdating) {
   Metrics r;
   prometheus::Counter* c = r.AddCounter("ticks_total", "t");
-  auto server = MetricsServer::Start("127.0.0.1:0", {&r, nullptr});
+  auto server = MetricsServer::Start("127.0.0.1:0", {[&r] { return r.Render(); }, nullptr});
   ASSERT_TRUE(server.ok());
   std::atomic<bool> stop = false;
   std::thread writer([&] {
@@ -155,12 +156,13 @@ TEST(MetricsServer, ConcurrentScrapesWhileUpdating) {
 
 TEST(MetricsServer, NamesABadAddress) {
   Metrics r;
-  auto bad = MetricsServer::Start("nonsense", {&r, nullptr});
+  auto bad = MetricsServer::Start("nonsense", {[&r] { return r.Render(); }, nullptr});
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("nonsense"));
-  auto first = MetricsServer::Start("127.0.0.1:0", {&r, nullptr});
+  auto first = MetricsServer::Start("127.0.0.1:0", {[&r] { return r.Render(); }, nullptr});
   ASSERT_TRUE(first.ok());
-  auto clash = MetricsServer::Start(absl::StrCat("127.0.0.1:", (*first)->port()), {&r, nullptr});
+  auto clash =
+      MetricsServer::Start(absl::StrCat("127.0.0.1:", (*first)->port()), {[&r] { return r.Render(); }, nullptr});
   ASSERT_FALSE(clash.ok());
   EXPECT_THAT(clash.status().message(), HasSubstr("in use"));
 }

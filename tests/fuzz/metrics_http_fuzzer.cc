@@ -27,7 +27,7 @@ Fixture& TheFixture() {
     fixture->registry.AddCounter("npuzzle_fuzz_total", "inputs sent", {{"kind", "raw"}})->Increment();
     fixture->registry.AddHistogram("npuzzle_fuzz_seconds", "times", ExponentialBuckets(0.001, 2, 4))->Observe(0.01);
     absl::StatusOr<std::unique_ptr<MetricsServer>> server =
-        MetricsServer::Start("127.0.0.1:0", {&fixture->registry, nullptr});
+        MetricsServer::Start("127.0.0.1:0", {[fixture] { return fixture->registry.Render(); }, nullptr});
     FUZZ_CHECK(server.ok(), "%s", server.status().ToString().c_str());
     fixture->server = *std::move(server);
     return fixture;

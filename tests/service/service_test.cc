@@ -344,18 +344,23 @@ TEST(Service, ACoordinatorRidesOutARestartOfItsDatabase) {
   EXPECT_EQ(GetJob(c.stub(), before)->result().length(), 14);
 }
 
-// Two coordinators on one PostgreSQL database: the second, --standby,
-// waits without listening while the first has the database; killed with
-// -9, the first loses nothing: the standby takes over within seconds and
-// finishes every job it had, queued or running, each exactly once.
+// Three coordinators on one PostgreSQL database: the second and third,
+// --standby, wait while the first has the database, serving only their
+// probes (alive, not ready) and metrics; killed with -9, the first loses
+// nothing: one standby takes over within seconds and finishes every job
+// it had, queued or running, each exactly once. The other keeps waiting,
+// and SIGTERM stops it at once.
 TEST(Service, AStandbyCoordinatorTakesOverWhenTheActiveOneIsKilled) {
-  testing::TempDir dir_a, dir_b;
+  testing::TempDir dir_a, dir_b, dir_c;
   testing::Postgres pg;
   ASSERT_TRUE(pg.ok()) << pg.status();
   Coordinator a(dir_a, 1, {"--store=" + pg.uri()});
   a.Start();
-  Coordinator b(dir_b, 1, {"--store=" + pg.uri(), "--standby"});
+  const int b_metrics = testing::FreePort();
+  Coordinator b(dir_b, 1, {"--store=" + pg.uri(), "--standby", absl::StrCat("--metrics-listen=127.0.0.1:", b_metrics)});
   b.Launch();
+  Coordinator c(dir_c, 0, {"--store=" + pg.uri(), "--standby"});
+  c.Launch();
   std::vector<std::pair<std::string, int>> jobs;  // id, length
   for (int i = 0; i < 10; ++i) jobs.emplace_back(Submit(a.stub(), SpecFor("8 1 3 4 0 2 7 6 5"))->id(), 14);
   for (const auto& [id, length] : jobs)
@@ -367,7 +372,14 @@ TEST(Service, AStandbyCoordinatorTakesOverWhenTheActiveOneIsKilled) {
   EXPECT_TRUE(testing::Eventually(absl::Seconds(10), [&] {
     return absl::StrContains(b.process()->Log(), "standing by");
   })) << b.process()->Log();
-  EXPECT_FALSE(std::filesystem::exists(dir_b.path() + "/ports")) << "a standby listens";
+  EXPECT_FALSE(std::filesystem::exists(dir_b.path() + "/ports")) << "a standby serves clients";
+  EXPECT_EQ(testing::HttpGet("127.0.0.1", b_metrics, "/healthz")->code, 200);
+  EXPECT_EQ(testing::HttpGet("127.0.0.1", b_metrics, "/readyz")->code, 503);
+  const std::string standing_by = testing::HttpGet("127.0.0.1", b_metrics, "/metrics")->body;
+  EXPECT_THAT(standing_by, HasSubstr("\nnpuzzle_coordinator_standing_by 1\n"));
+  std::ifstream operations(std::string(NPUZZLE_SOURCE_DIR) + "/docs/operations.md");
+  EXPECT_THAT(std::string(std::istreambuf_iterator<char>(operations), {}),
+              HasSubstr("`npuzzle_coordinator_standing_by`"));
 
   const absl::Time killed = absl::Now();
   a.process()->Signal(SIGKILL);
@@ -376,6 +388,14 @@ TEST(Service, AStandbyCoordinatorTakesOverWhenTheActiveOneIsKilled) {
   const absl::Duration takeover = absl::Now() - killed;
   EXPECT_LT(takeover, testing::Scaled(absl::Seconds(10))) << "the standby took " << takeover;
   EXPECT_THAT(b.process()->Log(), HasSubstr("taking over"));
+  EXPECT_EQ(testing::HttpGet("127.0.0.1", b_metrics, "/readyz")->code, 200);
+  const std::string active = testing::HttpGet("127.0.0.1", b_metrics, "/metrics")->body;
+  EXPECT_THAT(active, HasSubstr("\nnpuzzle_coordinator_standing_by 0\n"));
+  EXPECT_THAT(active, HasSubstr("npuzzle_jobs_submitted_total"));
+
+  EXPECT_TRUE(c.process()->Running()) << "two coordinators took over";
+  c.process()->Signal(SIGTERM);
+  EXPECT_EQ(c.process()->Wait(testing::Scaled(absl::Seconds(2))), 0) << c.process()->Log();
 
   for (const auto& [id, length] : jobs) {
     const testing::Watched w = WatchToEnd(b.stub(), id, absl::Seconds(90));
