@@ -8,6 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/log.h"
 #include "common/port_file.h"
 #include "common/tls.h"
@@ -23,6 +24,8 @@ namespace {
 constexpr absl::Duration kLocalWorkerStop = absl::Seconds(5);
 constexpr absl::Duration kStoreCheckInterval = absl::Seconds(1);
 constexpr absl::Duration kStoreCheckWait = absl::Milliseconds(500);
+// Each a thread while it lasts; well above a fleet's workers and watchers.
+constexpr int kMaxForwardedConnections = 4096;
 
 std::unique_ptr<grpc::Server> Serve(const std::string& address, const std::vector<grpc::Service*>& services,
                                     const std::shared_ptr<grpc::ServerCredentials>& credentials, int* port) {
@@ -53,7 +56,11 @@ absl::Status Server::Start() {
   // answers meanwhile (alive, not ready) and its metrics say it waits.
   if (absl::Status s = ServeMetrics(); !s.ok()) return s;
   standing_by_->Set(config_.standby ? 1 : 0);
+  if (absl::Status s = StartForwarding(); !s.ok()) return s;
   absl::Status opened = OpenStore();
+  // Its ports are this coordinator's own from here on.
+  forwarders_.clear();
+  ready_.store(false);
   standing_by_->Set(0);
   if (!opened.ok()) return opened;
   if (!config_.auth_tokens.empty()) {
@@ -82,6 +89,13 @@ absl::Status Server::Start() {
   SetHealth(true);
   const int metrics_port = metrics_server_ ? metrics_server_->port() : 0;
   const int http_port = http_server_ ? http_server_->port() : 0;
+  if (!config_.advertise_host.empty()) {
+    const std::string& host = config_.advertise_host;
+    std::string addresses = absl::StrCat("client=", host, ":", client_port_, " worker=", host, ":", worker_port_);
+    if (http_port != 0) absl::StrAppend(&addresses, " http=", host, ":", http_port);
+    // Without it standbys cannot forward, but this one serves all the same.
+    if (absl::Status s = store_->Advertise(addresses); !s.ok()) Log(absl::StrCat("WARNING: ", s.message()));
+  }
   Log(absl::StrCat("serving clients on port ", client_port_, ", workers on port ", worker_port_, ", metrics on port ",
                    metrics_port, ", HTTP on port ", http_port, ", data in ", config_.data_dir));
   if (!config_.port_file.empty()) {
@@ -111,12 +125,41 @@ absl::Status Server::OpenStore() {
     std::getline(file, uri);
     uri = std::string(absl::StripAsciiWhitespace(uri));
   }
+  const StandbyWait standby{.stop = &stopping_,
+                            .on_active = [this](const std::string& addresses) { ForwardTo(addresses); }};
   absl::StatusOr<std::unique_ptr<JobStore>> store =
-      OpenJobStore(uri, config_.JobStorePath(), config_.store_full_sync, config_.standby ? &stopping_ : nullptr);
+      OpenJobStore(uri, config_.JobStorePath(), config_.store_full_sync, config_.standby ? &standby : nullptr);
   if (!store.ok()) return store.status();
   store_ = *std::move(store);
   Log(absl::StrCat("job store: ", uri.empty() ? config_.JobStorePath() : ShownStore(uri)));
   return absl::OkStatus();
+}
+
+absl::Status Server::StartForwarding() {
+  if (!config_.standby || config_.advertise_host.empty()) return absl::OkStatus();
+  for (const auto& [role, listen] : {std::pair<std::string, std::string>{"client", config_.listen},
+                                     {"worker", config_.worker_listen},
+                                     {"http", config_.http_listen}}) {
+    if (listen.empty()) continue;
+    absl::StatusOr<std::unique_ptr<Forwarder>> started = Forwarder::Start(listen, kMaxForwardedConnections);
+    if (!started.ok()) return started.status();
+    forwarders_[role] = *std::move(started);
+  }
+  return absl::OkStatus();
+}
+
+// `addresses`: "client=HOST:PORT worker=HOST:PORT http=HOST:PORT". A port
+// with no address to go to refuses connections until it has one; a standby
+// is ready once the active coordinator it forwards to is known.
+void Server::ForwardTo(const std::string& addresses) {
+  std::map<std::string, std::string> targets;
+  for (absl::string_view part : absl::StrSplit(addresses, ' ', absl::SkipEmpty())) {
+    targets.insert(std::pair<std::string, std::string>(absl::StrSplit(part, absl::MaxSplits('=', 1))));
+  }
+  for (const auto& [role, forwarder] : forwarders_) forwarder->SetTarget(targets[role]);
+  ready_.store(!forwarders_.empty() && targets.count("client") > 0);
+  Log(addresses.empty() ? std::string("standing by: no active coordinator known to forward to")
+                        : absl::StrCat("standing by: forwarding to the active coordinator (", addresses, ")"));
 }
 
 absl::Status Server::Listen() {

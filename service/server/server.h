@@ -9,6 +9,7 @@
 #define NPUZZLE_SERVICE_SERVER_SERVER_H_
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "service/api/token_book.h"
 #include "service/jobs/job_cleaner.h"
 #include "service/jobs/job_manager.h"
+#include "service/server/forwarder.h"
 #include "service/server/local_workers.h"
 #include "service/server/server_config.h"
 #include "service/store/data_dir_lock.h"
@@ -49,6 +51,10 @@ class Server {
   static absl::Status Backup(const ServerConfig& config);
 
  private:
+  // A standby that knows its --advertise-host forwards its ports to the
+  // active coordinator's while it waits (forwarder.h).
+  absl::Status StartForwarding();
+  void ForwardTo(const std::string& addresses);
   absl::Status OpenStore();
   absl::Status Listen();
   // The metrics port (with /healthz and /readyz) comes up before the store.
@@ -77,6 +83,7 @@ class Server {
   prometheus::Gauge* standing_by_ = nullptr;
   std::atomic<const JobManager*> shown_manager_{nullptr};  // in /metrics once started
   std::unique_ptr<MetricsServer> metrics_server_;
+  std::map<std::string, std::unique_ptr<Forwarder>> forwarders_;  // by port: client, worker, http
   std::unique_ptr<HttpApiServer> http_server_;
   std::unique_ptr<LocalWorkers> local_workers_;
   absl::Mutex start_mu_;  // held by Start, so Stop waits for it to end

@@ -32,8 +32,12 @@ CLI::App* AddServerFlags(CLI::App& app, ServerConfig* c) {
                  "a file holding the --store URI, read at start (a mounted Secret: keeps the password off the "
                  "command line)");
   app.add_flag("--standby", c->standby,
-               "with a PostgreSQL --store another coordinator has: wait, not listening, until it is gone, then take "
-               "over its jobs (a second replica; without it such a coordinator exits after 10 s)");
+               "with a PostgreSQL --store another coordinator has: wait until it is gone, then take over its jobs "
+               "(a second replica; without it such a coordinator exits after 10 s)");
+  app.add_option("--advertise-host", c->advertise_host,
+                 "with a PostgreSQL --store: the host or IP other coordinators reach this one at (a pod's IP); a "
+                 "--standby then forwards its client, worker and HTTP ports to the active coordinator's, so every "
+                 "replica serves");
   app.add_flag("--store-full-sync", c->store_full_sync,
                "fsync every store commit, to survive power loss (on; --store-full-sync=false: survive crashes only)");
   app.add_option("--local-workers", c->local_workers,
@@ -101,6 +105,8 @@ absl::Status Validate(ServerConfig& c) {
   check(!c.data_dir.empty(), "--data-dir must name a directory");
   check(c.store.empty() || c.store_file.empty(), "give --store or --store-file, not both");
   check(!c.standby || !(c.store + c.store_file).empty(), "--standby needs a PostgreSQL --store or --store-file");
+  check(c.advertise_host.empty() || !(c.store + c.store_file).empty(),
+        "--advertise-host needs a PostgreSQL --store or --store-file");
   check(!c.listen.empty(), "--listen must name an address");
   check(c.local_workers >= -1, "--local-workers must be -1 (one per core), 0 or more");
   check(c.max_queued > 0, "--max-queued must be at least 1");

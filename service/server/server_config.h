@@ -29,10 +29,11 @@ struct ServerConfig {
   // Its data, and the local workers it supervises.
   std::string data_dir = "npuzzle-data";
   bool store_full_sync = true;
-  std::string store;       // empty: SQLite in data_dir; else a PostgreSQL URI
-  std::string store_file;  // a file holding `store` (a mounted Secret)
-  bool standby = false;    // PostgreSQL: wait for the active coordinator to go
-  int local_workers = -1;  // -1: one per core
+  std::string store;           // empty: SQLite in data_dir; else a PostgreSQL URI
+  std::string store_file;      // a file holding `store` (a mounted Secret)
+  bool standby = false;        // PostgreSQL: wait for the active coordinator to go
+  std::string advertise_host;  // where other coordinators reach this one: standbys forward to it
+  int local_workers = -1;      // -1: one per core
   std::string worker_binary;
   int64_t worker_progress_ms = 250;
 

@@ -9,11 +9,13 @@
 #define NPUZZLE_SERVICE_STORE_JOB_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "npuzzle/v1/solver.pb.h"
 
@@ -122,6 +124,21 @@ class JobStore {
   // Deletes the job if it has finished: NotFound if there is none, and
   // FailedPrecondition if it is queued or running.
   virtual absl::Status DeleteFinished(const std::string& id) = 0;
+
+  // Records where clients and workers reach the coordinator that has the
+  // store (`addresses`: StandbyWait::on_active's form), for standbys that
+  // forward to it. A store only one coordinator ever opens keeps nothing.
+  virtual absl::Status Advertise(const std::string& /*addresses*/) { return absl::OkStatus(); }
+};
+
+// How a standby coordinator waits for a store another coordinator has.
+struct StandbyWait {
+  // Notified: stop waiting (Cancelled).
+  const absl::Notification* stop = nullptr;
+  // Told what the active coordinator advertises each time that changes:
+  // "client=HOST:PORT worker=HOST:PORT http=HOST:PORT" (the ports it has),
+  // or "" while the database cannot be reached or nothing is advertised.
+  std::function<void(const std::string&)> on_active;
 };
 
 }  // namespace npuzzle

@@ -8,7 +8,7 @@
 namespace npuzzle {
 
 absl::StatusOr<std::unique_ptr<JobStore>> OpenJobStore(const std::string& store, const std::string& sqlite_path,
-                                                       bool full_sync, const absl::Notification* standby) {
+                                                       bool full_sync, const StandbyWait* standby) {
   if (store.empty()) {
     absl::StatusOr<std::unique_ptr<SqliteJobStore>> sqlite = SqliteJobStore::Open(sqlite_path, full_sync);
     if (!sqlite.ok()) return sqlite.status();
@@ -20,7 +20,7 @@ absl::StatusOr<std::unique_ptr<JobStore>> OpenJobStore(const std::string& store,
                                                    "it empty to keep jobs in --data-dir"));
   }
   absl::StatusOr<std::unique_ptr<PostgresJobStore>> postgres =
-      PostgresJobStore::Open(store, standby ? absl::InfiniteDuration() : absl::Seconds(10), standby);
+      PostgresJobStore::Open(store, absl::Seconds(10), standby);
   if (!postgres.ok()) return postgres.status();
   return std::unique_ptr<JobStore>(*std::move(postgres));
 }

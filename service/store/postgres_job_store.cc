@@ -18,6 +18,8 @@ namespace {
 // The tables' version, kept in npuzzle_meta; a store from a newer version
 // is refused rather than misread.
 constexpr int kSchemaVersion = 1;
+// The meta key of what the active coordinator advertises (JobStore::Advertise).
+constexpr const char* kActiveKey = "active_coordinator";
 
 // The same tables and indexes as SQLite's (sqlite_schema.cc), in
 // PostgreSQL's types. Created in one transaction, under an advisory lock,
@@ -65,6 +67,13 @@ absl::StatusOr<std::string> MetaValue(PgConnection& db, const std::string& key, 
   if (!got.ok()) return got.status();
   if (got->rows() != 1) return absl::InternalError("job store: meta value vanished");
   return std::string(got->Bytes(0, 0));
+}
+
+// What the active coordinator advertises ("" if nothing, or no tables yet).
+std::string Advertised(PgConnection& db) {
+  absl::StatusOr<PgResult> got =
+      db.Run(PgQuery("SELECT value FROM npuzzle_meta WHERE key = $1").Text(kActiveKey), "read the active coordinator");
+  return got.ok() && got->rows() == 1 ? std::string(got->Bytes(0, 0)) : "";
 }
 
 absl::Status CreateSchema(PgConnection& db) {
@@ -139,31 +148,46 @@ absl::Status PostgresJobStore::StillLocked() {
   return absl::OkStatus();
 }
 
+absl::Status PostgresJobStore::Advertise(const std::string& addresses) {
+  absl::MutexLock lock(&write_mu_);
+  return writer_
+      ->Run(PgQuery("INSERT INTO npuzzle_meta (key, value) VALUES ($1, $2) "
+                    "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
+                .Text(kActiveKey)
+                .Text(addresses),
+            "advertise the active coordinator")
+      .status();
+}
+
 absl::StatusOr<std::unique_ptr<PostgresJobStore>> PostgresJobStore::Open(const std::string& uri,
                                                                          absl::Duration lock_wait,
-                                                                         const absl::Notification* stop) {
-  const bool standby = lock_wait == absl::InfiniteDuration();
-  const absl::Time give_up = absl::Now() + lock_wait;
+                                                                         const StandbyWait* standby) {
+  const absl::Time give_up = standby != nullptr ? absl::InfiniteFuture() : absl::Now() + lock_wait;
   // A standby rides out the database's troubles as it waits; others fail.
   auto waiting = [&](const absl::Status& s) {
-    return (absl::IsFailedPrecondition(s) || (standby && absl::IsUnavailable(s))) && absl::Now() < give_up;
+    return (absl::IsFailedPrecondition(s) || (standby != nullptr && absl::IsUnavailable(s))) && absl::Now() < give_up;
   };
   absl::StatusOr<std::unique_ptr<PgConnection>> writer;
   absl::Status locked;
-  bool waited = false;
+  std::optional<std::string> active;  // what the active coordinator advertises, as last told
   for (;;) {
-    if (stop != nullptr && stop->HasBeenNotified()) return absl::CancelledError("stopped while standing by");
+    if (standby != nullptr && standby->stop->HasBeenNotified())
+      return absl::CancelledError("stopped while standing by");
     if (!writer.ok()) writer = PgConnection::Connect(uri);
     locked = writer.ok() ? Lock(**writer) : writer.status();
     if (!waiting(locked)) break;
-    if (!waited && standby) Log("job store: another coordinator has the database: standing by until it is free");
-    waited = true;
-    if (stop != nullptr) {
-      stop->WaitForNotificationWithTimeout(absl::Milliseconds(100));
-    } else {
+    if (standby == nullptr) {
       absl::SleepFor(absl::Milliseconds(100));
+      continue;
     }
+    if (!active) Log("job store: another coordinator has the database: standing by until it is free");
+    const std::string now = writer.ok() ? Advertised(**writer) : "";
+    if (now != active) standby->on_active(now);
+    active = now;
+    standby->stop->WaitForNotificationWithTimeout(absl::Milliseconds(100));
   }
+  if (!locked.ok()) return locked;
+  const bool waited = active.has_value();
   if (!locked.ok()) return locked;
   if (waited) Log("job store: the database is free: taking over");
   if (absl::Status s = CreateSchema(**writer); !s.ok()) return s;

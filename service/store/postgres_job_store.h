@@ -23,7 +23,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "service/store/job_store.h"
 #include "service/store/postgres_connection.h"
 
@@ -35,12 +34,12 @@ class PostgresJobStore final : public JobStore {
   // tables in an empty database; refuses one from a newer version, and a
   // database another coordinator still has open after `lock_wait` (the
   // server ends a departed coordinator's session a moment after it goes).
-  // An infinite `lock_wait` is a standby's: it takes over once the other
-  // coordinator is gone, waiting out a database that is down meanwhile,
-  // and gives up (Cancelled) when `stop` is notified.
+  // With `standby` set it waits as long as it takes instead: it takes
+  // over once the other coordinator is gone, waiting out a database that
+  // is down meanwhile.
   static absl::StatusOr<std::unique_ptr<PostgresJobStore>> Open(const std::string& uri,
                                                                 absl::Duration lock_wait = absl::Seconds(10),
-                                                                const absl::Notification* stop = nullptr);
+                                                                const StandbyWait* standby = nullptr);
 
   std::vector<absl::Status> Commit(const std::vector<Change>& changes) override;
   absl::StatusOr<int64_t> LastSeq() override;
@@ -50,6 +49,7 @@ class PostgresJobStore final : public JobStore {
   absl::StatusOr<Page> List(const std::string& tenant, const std::vector<v1::JobState>& states,
                             const std::map<std::string, std::string>& labels, int page_size, int64_t before) override;
   absl::StatusOr<std::map<v1::JobState, int64_t>> CountByState() override;
+  absl::Status Advertise(const std::string& addresses) override;
   absl::Status CheckWritable(absl::Duration wait) override;
   absl::StatusOr<int> PurgeFinished(absl::Time now, absl::Duration retain, int limit) override;
   // The tables' size with their indexes; PostgreSQL's autovacuum, not the

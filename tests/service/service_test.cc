@@ -344,12 +344,12 @@ TEST(Service, ACoordinatorRidesOutARestartOfItsDatabase) {
   EXPECT_EQ(GetJob(c.stub(), before)->result().length(), 14);
 }
 
-// Three coordinators on one PostgreSQL database: the second and third,
-// --standby, wait while the first has the database, serving only their
-// probes (alive, not ready) and metrics; killed with -9, the first loses
-// nothing: one standby takes over within seconds and finishes every job
-// it had, queued or running, each exactly once. The other keeps waiting,
-// and SIGTERM stops it at once.
+// Two coordinators on one PostgreSQL database: the second, --standby,
+// waits while the first has the database, serving only its probes (alive,
+// not ready) and metrics; killed with -9, the first loses nothing: the
+// standby takes over within seconds and finishes every job it had, queued
+// or running, each exactly once. A third, standing by for it in turn,
+// stops at once on SIGTERM.
 TEST(Service, AStandbyCoordinatorTakesOverWhenTheActiveOneIsKilled) {
   testing::TempDir dir_a, dir_b, dir_c;
   testing::Postgres pg;
@@ -359,8 +359,6 @@ TEST(Service, AStandbyCoordinatorTakesOverWhenTheActiveOneIsKilled) {
   const int b_metrics = testing::FreePort();
   Coordinator b(dir_b, 1, {"--store=" + pg.uri(), "--standby", absl::StrCat("--metrics-listen=127.0.0.1:", b_metrics)});
   b.Launch();
-  Coordinator c(dir_c, 0, {"--store=" + pg.uri(), "--standby"});
-  c.Launch();
   std::vector<std::pair<std::string, int>> jobs;  // id, length
   for (int i = 0; i < 10; ++i) jobs.emplace_back(Submit(a.stub(), SpecFor("8 1 3 4 0 2 7 6 5"))->id(), 14);
   for (const auto& [id, length] : jobs)
@@ -393,7 +391,12 @@ TEST(Service, AStandbyCoordinatorTakesOverWhenTheActiveOneIsKilled) {
   EXPECT_THAT(active, HasSubstr("\nnpuzzle_coordinator_standing_by 0\n"));
   EXPECT_THAT(active, HasSubstr("npuzzle_jobs_submitted_total"));
 
-  EXPECT_TRUE(c.process()->Running()) << "two coordinators took over";
+  // A standby of the standby that took over.
+  Coordinator c(dir_c, 0, {"--store=" + pg.uri(), "--standby"});
+  c.Launch();
+  EXPECT_TRUE(testing::Eventually(absl::Seconds(10), [&] {
+    return absl::StrContains(c.process()->Log(), "standing by");
+  })) << c.process()->Log();
   c.process()->Signal(SIGTERM);
   EXPECT_EQ(c.process()->Wait(testing::Scaled(absl::Seconds(2))), 0) << c.process()->Log();
 
@@ -405,6 +408,60 @@ TEST(Service, AStandbyCoordinatorTakesOverWhenTheActiveOneIsKilled) {
     EXPECT_EQ(w.final_job()->result().length(), length);
     testing::ExpectReplays(*w.final_job());
   }
+}
+
+// A standby told where other coordinators reach it (--advertise-host)
+// forwards its client, worker and HTTP ports to the active coordinator's,
+// and is ready: every replica behind a load balancer serves. A worker and
+// a client that know only the standby's address are served by the active
+// one; when that is killed with -9 the standby takes over on the same
+// ports, the worker reconnects and keeps its job, and the client, dialing
+// the same address again, sees it end exactly once.
+TEST(Service, AStandbyForwardsToTheActiveCoordinatorAndTakesOverOnTheSamePorts) {
+  testing::TempDir dir_a, dir_b, dir_w;
+  testing::Postgres pg;
+  ASSERT_TRUE(pg.ok()) << pg.status();
+  Coordinator a(dir_a, 0, {"--store=" + pg.uri(), "--advertise-host=127.0.0.1"});
+  a.Start();
+  const int b_metrics = testing::FreePort();
+  const int b_http = testing::FreePort();
+  Coordinator b(
+      dir_b, 0,
+      {"--store=" + pg.uri(), "--standby", "--advertise-host=127.0.0.1",
+       absl::StrCat("--metrics-listen=127.0.0.1:", b_metrics), absl::StrCat("--http-listen=127.0.0.1:", b_http)});
+  b.Launch();
+  ASSERT_TRUE(testing::Eventually(absl::Seconds(10), [&] {
+    const absl::StatusOr<testing::HttpResponse> ready = testing::HttpGet("127.0.0.1", b_metrics, "/readyz");
+    return ready.ok() && ready->code == 200;
+  })) << b.process()->Log();
+  EXPECT_THAT(b.process()->Log(), HasSubstr("forwarding to the active coordinator"));
+
+  std::unique_ptr<testing::Process> worker = testing::StartWorker(b, dir_w, "w1");
+  std::unique_ptr<v1::SolverService::Stub> via_b = testing::Dial(b.client_address());
+  const absl::StatusOr<v1::Job> quick = Submit(*via_b, SpecFor("8 1 3 4 0 2 7 6 5"));
+  ASSERT_TRUE(quick.ok()) << quick.status();
+  const absl::StatusOr<v1::Job> quick_done = AwaitState(*via_b, quick->id(), v1::JOB_STATE_DONE, absl::Seconds(30));
+  ASSERT_TRUE(quick_done.ok()) << quick_done.status() << "\n" << a.process()->Log();
+  EXPECT_EQ(quick_done->result().length(), 14);
+  EXPECT_EQ(GetJob(a.stub(), quick->id())->state(), v1::JOB_STATE_DONE) << "not the active coordinator's job";
+  const absl::StatusOr<testing::HttpResponse> page = testing::HttpGet("127.0.0.1", b_http, "/v1/jobs/" + quick->id());
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(page->code, 200) << page->body;
+  EXPECT_THAT(page->body, HasSubstr(quick->id()));
+
+  const std::string id = Submit(*via_b, SpecFor(kKorf4, "blank-first", "idastar"))->id();
+  ASSERT_TRUE(AwaitStoredState(*via_b, id, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
+  a.process()->Signal(SIGKILL);
+  ASSERT_EQ(a.process()->Wait(absl::Seconds(5)), -1);
+  ASSERT_TRUE(b.AwaitReady(testing::Scaled(absl::Seconds(20)))) << b.process()->Log();
+  EXPECT_THAT(b.process()->Log(), HasSubstr("taking over"));
+  const testing::Watched w = WatchToEnd(*testing::Dial(b.client_address()), id, absl::Seconds(90));
+  EXPECT_TRUE(w.status.ok()) << w.status.error_message() << "\n" << b.process()->Log();
+  ASSERT_EQ(w.finals(), 1) << b.process()->Log();
+  EXPECT_EQ(w.final_job()->state(), v1::JOB_STATE_DONE) << w.final_job()->error();
+  EXPECT_EQ(w.final_job()->result().length(), kKorf4Length);
+  EXPECT_EQ(w.final_job()->lost_attempts(), 0) << "the worker lost its job in the takeover";
+  testing::ExpectReplays(*w.final_job());
 }
 
 // An active coordinator cut off from the database (its sessions ended by
