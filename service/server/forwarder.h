@@ -9,9 +9,9 @@
 #ifndef NPUZZLE_SERVICE_SERVER_FORWARDER_H_
 #define NPUZZLE_SERVICE_SERVER_FORWARDER_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
-#include <cstdint>
 #include <thread>
 #include <vector>
 

@@ -18,6 +18,7 @@
 #include "server_reflection.grpc.pb.h"
 #include "service/api/token_book.h"
 #include "tests/util/http_get.h"
+#include "tests/util/postgres_harness.h"
 #include "tests/util/service_harness.h"
 
 namespace npuzzle::testing {
@@ -80,6 +81,38 @@ TEST(Security, TlsPortsServeTheirCaAndRefuseOthers) {
   absl::StatusOr<HttpResponse> ready = HttpGet("127.0.0.1", c.metrics_port(), "/readyz");
   ASSERT_TRUE(ready.ok()) << ready.status();
   EXPECT_EQ(ready->code, 200);
+}
+
+// A standby forwards TLS unread: a client that trusts the coordinators'
+// CA, dialing the standby, talks TLS end to end with the active one, and
+// a worker with its client certificate is admitted through it.
+TEST(Security, AStandbyForwardsTlsConnectionsUnread) {
+  TempDir dir_a, dir_b, dir_w;
+  const std::string certs = MakeCerts(dir_a, "certs");
+  Postgres pg;
+  ASSERT_TRUE(pg.ok()) << pg.status();
+  std::vector<std::string> flags = TlsFlags(certs);
+  flags.push_back("--store=" + pg.uri());
+  flags.push_back("--advertise-host=127.0.0.1");
+  Coordinator a(dir_a, 0, flags);
+  a.set_client({certs + "/ca.pem"}, "");
+  a.Start();
+  flags.push_back("--standby");
+  Coordinator b(dir_b, 0, flags);
+  b.Launch();
+  ASSERT_TRUE(Eventually(absl::Seconds(10), [&] {
+    return absl::StrContains(b.process()->Log(), "forwarding to the active coordinator");
+  })) << b.process()->Log();
+  std::unique_ptr<Process> worker = StartWorker(b, dir_w, "w1",
+                                                {"--tls-ca=" + certs + "/ca.pem", "--tls-cert=" + certs + "/worker.pem",
+                                                 "--tls-key=" + certs + "/worker.key", "--tls-server-name=localhost"});
+  std::unique_ptr<v1::SolverService::Stub> via_b = Dial(b.client_address(), {certs + "/ca.pem"});
+  const absl::StatusOr<v1::Job> job = Submit(*via_b, SpecFor(kBoard));
+  ASSERT_TRUE(job.ok()) << job.status();
+  const absl::StatusOr<v1::Job> done = AwaitState(*via_b, job->id(), v1::JOB_STATE_DONE, absl::Seconds(30));
+  ASSERT_TRUE(done.ok()) << done.status() << "\n" << worker->Log();
+  EXPECT_EQ(done->result().moves().size(), 14u);
+  EXPECT_EQ(ProbeCode(*Dial(b.client_address())), absl::StatusCode::kUnavailable) << "plaintext through the standby";
 }
 
 // Every way to get the TLS and token flags wrong stops the server at

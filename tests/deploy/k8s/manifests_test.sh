@@ -51,7 +51,7 @@ validate() {  # overlay manifests
 }
 
 failed=0
-for overlay in dev prod keda secure cert-manager shared-tables; do
+for overlay in dev prod keda secure cert-manager shared-tables ha; do
   kubectl kustomize "$root/deploy/k8s/overlays/$overlay" >"$work/$overlay.yaml" 2>"$work/$overlay.err" || {
     echo "FAIL: kubectl kustomize overlays/$overlay"; cat "$work/$overlay.err"; failed=1; continue; }
   validate "$overlay" "$work/$overlay.yaml" || failed=1
@@ -85,4 +85,11 @@ expect_rejected cert-manager 's/^  - npuzzle-coordinator$/  - npuzzle-coordinato
 expect_rejected cert-manager '0,/secretName: npuzzle-worker-tls$/s//secretName: npuzzle-worker-tlz/' "issued by no Certificate"
 expect_rejected shared-tables 's/- ReadWriteMany/- ReadWriteOnce/' "not ReadWriteMany"
 expect_rejected shared-tables 's/claimName: npuzzle-pdb-tables/claimName: npuzzle-tables/' "does not exist"
+expect_rejected ha '/name: NPUZZLE_STANDBY$/,+1d' "are not --standby"
+expect_rejected ha 's/fieldPath: status.podIP/fieldPath: status.hostIP/' "is not the pod's IP"
+expect_rejected ha 's/replicas: 3/replicas: 1/' "at least two replicas"
+expect_rejected ha 's/maxUnavailable: 0/maxUnavailable: 1/' "before its replacement is ready"
+expect_rejected ha '0,/path: \/readyz/s//path: \/metrics/' "must GET /readyz"
+expect_rejected ha '/^kind: PodDisruptionBudget/,/^kind:/s/name: npuzzle-coordinator$/name: npuzzle-coordinators/' \
+  "no PodDisruptionBudget selects the coordinators"
 exit $failed

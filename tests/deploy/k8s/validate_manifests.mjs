@@ -5,7 +5,9 @@
 // memory ceilings, the autoscaler's target and metrics, and in the secured
 // overlays TLS on both sides, secrets mounted read-only, the NetworkPolicy
 // and cert-manager's certificates; volume claims that exist, and in the
-// shared-tables overlay the workers' one ReadWriteMany table cache.
+// shared-tables overlay the workers' one ReadWriteMany table cache; with
+// a PostgreSQL store (the ha overlay), replicated coordinators that stand
+// by, forward, and are spared by a disruption budget.
 //
 //   node validate_manifests.mjs --manifests rendered.yaml --overlay prod \
 //     --server-flags server.txt --worker-flags worker.txt [--metrics metrics.txt]
@@ -110,8 +112,18 @@ for (const o of docs) {
 // --- workloads: selectors, security, resources, probes, settings ---
 const coordinators = workloads.filter((w) => containers(w)[0]?.command?.[0] === "npuzzle-server");
 const workers = workloads.filter((w) => containers(w)[0]?.command?.[0] === "npuzzle-worker");
-if (coordinators.length !== 1 || coordinators[0].kind !== "StatefulSet" || coordinators[0].spec.replicas !== 1) {
-  problem("coordinator", "expected exactly one StatefulSet running npuzzle-server with one replica");
+// SQLite on a volume allows one coordinator; PostgreSQL several, one active.
+const sharedStore = (w) => {
+  const env = settings(w, containers(w)[0]);
+  return Boolean(env.NPUZZLE_STORE || env.NPUZZLE_STORE_FILE);
+};
+if (coordinators.length !== 1) {
+  problem("coordinator", `expected one workload running npuzzle-server, found ${coordinators.length}`);
+} else if (!sharedStore(coordinators[0]) &&
+           (coordinators[0].kind !== "StatefulSet" || coordinators[0].spec.replicas !== 1)) {
+  problem("coordinator", "with SQLite, expected exactly one StatefulSet running npuzzle-server with one replica");
+} else if (sharedStore(coordinators[0]) && !(coordinators[0].kind === "Deployment" && coordinators[0].spec.replicas >= 2)) {
+  problem("coordinator", "with PostgreSQL, expected a Deployment of at least two replicas running npuzzle-server");
 }
 if (workers.length !== 1 || workers[0].kind !== "Deployment") {
   problem("workers", "expected exactly one Deployment running npuzzle-worker");
@@ -137,12 +149,15 @@ for (const w of workloads) {
     for (const probeName of ["readinessProbe", "livenessProbe", "startupProbe"]) {
       const probe = c[probeName];
       if (!probe) continue;
+      if (probe.exec) continue;
       const ref = probe.grpc?.port ?? probe.httpGet?.port ?? probe.tcpSocket?.port;
       if (containerPort(c, ref) === undefined) problem(where, `${probeName} port ${ref} is not a container port`);
     }
     const program = c.command?.[0];
     const flags = programFlags[program];
     const env = settings(w, c);
+    // The rest is about npuzzle's own programs (not, say, PostgreSQL).
+    if (!flags) continue;
     for (const key of Object.keys(env).filter((k) => k.startsWith("NPUZZLE_"))) {
       const flag = key.slice("NPUZZLE_".length).toLowerCase();
       if (flags && !flags.has(flag)) problem(where, `${key}: ${program} has no flag --${flag.replaceAll("_", "-")}`);
@@ -177,16 +192,20 @@ for (const w of workloads) {
 const coordinator = coordinators[0];
 const coordinatorContainer = coordinator && containers(coordinator)[0];
 const coordinatorEnv = coordinator ? settings(coordinator, coordinatorContainer) : {};
+const replicated = coordinator && sharedStore(coordinator);
 if (coordinator) {
   const c = coordinatorContainer;
   const clientPort = portOf(coordinatorEnv.NPUZZLE_LISTEN);
   const metricsPort = portOf(coordinatorEnv.NPUZZLE_METRICS_LISTEN);
   for (const [probeName, path] of [["readinessProbe", "/readyz"], ["livenessProbe", "/healthz"]]) {
     const probe = c[probeName];
-    if (coordinatorEnv.NPUZZLE_TLS_CERT) {
-      // Kubernetes' gRPC probes speak no TLS.
+    if (coordinatorEnv.NPUZZLE_TLS_CERT || replicated) {
+      // Kubernetes' gRPC probes speak no TLS; and a standby's client port
+      // answers for the active coordinator, not for the pod.
       if (probe?.httpGet?.path !== path || containerPort(c, probe.httpGet.port) !== metricsPort) {
-        problem(id(coordinator), `${probeName} must GET ${path} on the metrics port: the client port speaks TLS`);
+        const why = replicated ? "a standby's client port answers for the active coordinator"
+                               : "the client port speaks TLS";
+        problem(id(coordinator), `${probeName} must GET ${path} on the metrics port: ${why}`);
       }
     } else if (!probe?.grpc) {
       problem(id(coordinator), `${probeName} is not a gRPC health probe`);
@@ -198,13 +217,30 @@ if (coordinator) {
     problem(id(coordinator), "the worker port (NPUZZLE_WORKER_LISTEN) is not a container port");
   }
   if (coordinatorEnv.NPUZZLE_LOCAL_WORKERS !== "0") problem(id(coordinator), "should run no local workers");
-  const governing = find("Service", coordinator.spec.serviceName);
-  if (!governing || governing.spec.clusterIP !== "None") {
-    problem(id(coordinator), `serviceName ${coordinator.spec.serviceName} is not a headless Service here`);
-  }
-  if (!(coordinator.spec.volumeClaimTemplates ?? []).some((t) =>
-    (c.volumeMounts ?? []).some((m) => m.name === t.metadata.name && coordinatorEnv.NPUZZLE_DATA_DIR === m.mountPath))) {
-    problem(id(coordinator), "NPUZZLE_DATA_DIR is not on the persistent volume");
+  if (!replicated) {
+    const governing = find("Service", coordinator.spec.serviceName);
+    if (!governing || governing.spec.clusterIP !== "None") {
+      problem(id(coordinator), `serviceName ${coordinator.spec.serviceName} is not a headless Service here`);
+    }
+    if (!(coordinator.spec.volumeClaimTemplates ?? []).some((t) =>
+      (c.volumeMounts ?? []).some((m) => m.name === t.metadata.name && coordinatorEnv.NPUZZLE_DATA_DIR === m.mountPath))) {
+      problem(id(coordinator), "NPUZZLE_DATA_DIR is not on the persistent volume");
+    }
+  } else {
+    // Replicas beyond the active one wait, forwarding to it at the address
+    // it advertised: its pod IP, which each pod knows only from the API.
+    if (coordinatorEnv.NPUZZLE_STANDBY !== "true") problem(id(coordinator), "replicas are not --standby (NPUZZLE_STANDBY)");
+    const advertised = (c.env ?? []).find((e) => e.name === "NPUZZLE_ADVERTISE_HOST");
+    if (advertised?.valueFrom?.fieldRef?.fieldPath !== "status.podIP") {
+      problem(id(coordinator), "NPUZZLE_ADVERTISE_HOST is not the pod's IP (status.podIP): standbys cannot forward");
+    }
+    const rolling = coordinator.spec.strategy?.rollingUpdate;
+    if (coordinator.spec.strategy?.type === "Recreate" || String(rolling?.maxUnavailable ?? "25%") !== "0") {
+      problem(id(coordinator), "a rollout may stop a coordinator before its replacement is ready (maxUnavailable)");
+    }
+    if (!byKind("PodDisruptionBudget").some((p) => podsSelectedBy(p.spec.selector.matchLabels).includes(coordinator))) {
+      problem(id(coordinator), "no PodDisruptionBudget selects the coordinators");
+    }
   }
 }
 
@@ -248,7 +284,8 @@ for (const w of workers) {
 // --- security: files from read-only Secrets, TLS on both sides, the
 // NetworkPolicy, and cert-manager's certificates where it issues them ---
 const fileSettings = {
-  "npuzzle-server": ["NPUZZLE_TLS_CERT", "NPUZZLE_TLS_KEY", "NPUZZLE_WORKER_CLIENT_CA", "NPUZZLE_AUTH_TOKENS"],
+  "npuzzle-server": ["NPUZZLE_TLS_CERT", "NPUZZLE_TLS_KEY", "NPUZZLE_WORKER_CLIENT_CA", "NPUZZLE_AUTH_TOKENS",
+                     "NPUZZLE_STORE_FILE"],
   "npuzzle-worker": ["NPUZZLE_TLS_CA", "NPUZZLE_TLS_CERT", "NPUZZLE_TLS_KEY"],
 };
 const secretOf = {};  // setting's file -> the Secret it comes from
@@ -269,7 +306,7 @@ for (const w of workloads) {
 }
 const secured = ["secure", "cert-manager"].includes(args.overlay);
 if (secured) {
-  for (const key of fileSettings["npuzzle-server"]) {
+  for (const key of fileSettings["npuzzle-server"].filter((k) => k !== "NPUZZLE_STORE_FILE")) {
     if (!coordinatorEnv[key]) problem(id(coordinator), `${key} is not set: the ${args.overlay} overlay must set it`);
   }
 }
@@ -300,7 +337,7 @@ const certificates = byKind("Certificate");
 if (args.overlay === "cert-manager" || certificates.length > 0) {
   const issued = new Map(certificates.map((c) => [c.spec.secretName, c]));
   for (const [where, secret] of Object.entries(secretOf)) {
-    if (where.endsWith("NPUZZLE_AUTH_TOKENS")) continue;
+    if (where.endsWith("NPUZZLE_AUTH_TOKENS") || where.endsWith("NPUZZLE_STORE_FILE")) continue;
     if (!issued.has(secret)) problem(where, `Secret ${secret} is issued by no Certificate`);
   }
   for (const c of certificates) {
@@ -339,11 +376,16 @@ if (args.overlay === "shared-tables") {
   if (!tables?.persistentVolumeClaim || tables.emptyDir) problem("workers", "pattern tables are not on the shared claim");
 }
 
-// --- disruption budget and autoscaling target the workers ---
+// --- disruption budgets spare the workers (and replicated coordinators);
+// autoscaling targets the workers ---
 for (const pdb of byKind("PodDisruptionBudget")) {
-  if (!workers.every((w) => podsSelectedBy(pdb.spec.selector.matchLabels).includes(w))) {
-    problem(id(pdb), "does not select the workers");
+  const selected = podsSelectedBy(pdb.spec.selector.matchLabels);
+  if (!selected.every((w) => workers.includes(w)) && !(replicated && selected.every((w) => w === coordinator))) {
+    problem(id(pdb), "selects pods other than the workers or replicated coordinators");
   }
+}
+if (!byKind("PodDisruptionBudget").some((p) => workers.every((w) => podsSelectedBy(p.spec.selector.matchLabels).includes(w)))) {
+  problem("PodDisruptionBudget", "none selects the workers");
 }
 const autoscalers = [...byKind("HorizontalPodAutoscaler"), ...byKind("ScaledObject")];
 if (autoscalers.length !== 1) {
@@ -362,6 +404,7 @@ const expected = {
   secure: "HorizontalPodAutoscaler",
   "cert-manager": "HorizontalPodAutoscaler",
   "shared-tables": "HorizontalPodAutoscaler",
+  ha: "HorizontalPodAutoscaler",
 }[args.overlay];
 if (expected && !autoscalers.some((a) => a.kind === expected)) problem("autoscaling", `expected a ${expected}`);
 
