@@ -85,6 +85,33 @@ expect_rejected cert-manager 's/^  - npuzzle-coordinator$/  - npuzzle-coordinato
 expect_rejected cert-manager '0,/secretName: npuzzle-worker-tls$/s//secretName: npuzzle-worker-tlz/' "issued by no Certificate"
 expect_rejected shared-tables 's/- ReadWriteMany/- ReadWriteOnce/' "not ReadWriteMany"
 expect_rejected shared-tables 's/claimName: npuzzle-pdb-tables/claimName: npuzzle-tables/' "does not exist"
+# The Compose files, checked the same way (no Docker needed).
+validate_compose() {  # file
+  node "$here/validate_compose.mjs" --compose "$1" --server-flags "$work/server-flags.txt" \
+    --worker-flags "$work/worker-flags.txt"
+}
+for file in docker-compose.yml docker-compose.ha.yml; do
+  validate_compose "$root/deploy/$file" || failed=1
+done
+compose_rejected() {  # file sed-expression expected-message
+  sed -e "$2" "$root/deploy/$1" >"$work/broken-compose.yml"
+  if cmp -s "$work/broken-compose.yml" "$root/deploy/$1"; then echo "FAIL: mutation '$2' changed nothing"; failed=1; return; fi
+  if out=$(validate_compose "$work/broken-compose.yml" 2>&1); then
+    echo "FAIL: mutation '$2' of $1 was accepted"; failed=1
+  elif [[ $out != *"$3"* ]]; then
+    echo "FAIL: mutation '$2' of $1 was rejected without '$3':"; echo "$out"; failed=1
+  else
+    echo "rejected as expected: $1: $2"
+  fi
+}
+compose_rejected docker-compose.ha.yml 's/NPUZZLE_ADVERTISE_HOST: coordinator-b/NPUZZLE_ADVERTISE_HOST: coordinator-a/' \
+  "not its own name"
+compose_rejected docker-compose.ha.yml '0,/aliases: \[coordinator\]/s//aliases: [coord]/' "reaches 2 of 3 coordinators"
+compose_rejected docker-compose.ha.yml 's/"50061:50051"/"50051:50051"/' "published twice"
+compose_rejected docker-compose.ha.yml 's/NPUZZLE_STANDBY: "true"/NPUZZLE_STANDBY: "false"/' "is not --standby"
+compose_rejected docker-compose.yml 's/NPUZZLE_CONCURRENCY/NPUZZLE_CONCURENCY/' "has no flag --concurency"
+compose_rejected docker-compose.yml '/- npuzzle-pdb:\/var\/cache\/npuzzle/d' "read-only root filesystem"
+
 expect_rejected ha '/name: NPUZZLE_STANDBY$/,+1d' "are not --standby"
 expect_rejected ha 's/fieldPath: status.podIP/fieldPath: status.hostIP/' "is not the pod's IP"
 expect_rejected ha 's/replicas: 3/replicas: 1/' "at least two replicas"
