@@ -18,17 +18,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "engine/goals.h"
-#include "engine/instances.h"
-#include "engine/moves.h"
-#include "engine/puzzle.h"
-#include "engine/solver.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
-#include "jobspec/job_spec.h"
-#include "tests/util/exhaustive.h"
 #include "tests/util/service_harness.h"
+#include "tests/util/soak_jobs.h"
 
 namespace npuzzle {
 namespace {
@@ -39,41 +33,6 @@ int EnvInt(const char* name, int fallback) {
   int value;
   const char* text = std::getenv(name);
   return text != nullptr && absl::SimpleAtoi(text, &value) ? value : fallback;
-}
-
-struct Expected {
-  std::string request_id;
-  v1::JobSpec spec;
-  int length;
-  std::string job_id;  // once acknowledged
-};
-
-// 3x3 boards checked against exhaustive BFS; 4x4 scrambles long enough
-// that some jobs are running when the kills come, checked against a local
-// IDA* with a different heuristic.
-std::vector<Expected> MakeJobs(int count, std::mt19937_64& rng) {
-  const Board goal3 = *GoalPreset("standard", 3, 3);
-  const Board goal4 = *GoalPreset("standard", 4, 4);
-  const testing::ExhaustiveDistances oracle(goal3);
-  std::vector<Expected> jobs;
-  for (int i = 0; i < count; ++i) {
-    Expected e;
-    e.request_id = absl::StrCat("soak-", i);
-    if (i % 4 != 3) {
-      const Board start = RandomSolvableBoard(goal3, rng);
-      e.spec = testing::SpecFor(start.ToString(), "standard", i % 2 == 0 ? "astar" : "idastar");
-      e.length = oracle.Distance(start);
-    } else {
-      const Board start = RandomWalk(goal4, 40 + static_cast<int>(rng() % 20), rng);
-      e.spec = testing::SpecFor(start.ToString(), "standard", "idastar");
-      absl::StatusOr<SolveResult> local = Solve({start, goal4, "idastar", "linear-conflict"});
-      EXPECT_TRUE(local.ok());
-      e.length = static_cast<int>(local->moves.size());
-    }
-    e.spec.set_request_id(e.request_id);
-    jobs.push_back(std::move(e));
-  }
-  return jobs;
 }
 
 class Cluster {
@@ -116,7 +75,7 @@ class Cluster {
 
 // Submits until acknowledged; a refusal while the coordinator restarts is
 // retried with the same request id, which must name the same job.
-std::string SubmitUntilAcknowledged(Cluster& cluster, const Expected& e) {
+std::string SubmitUntilAcknowledged(Cluster& cluster, const testing::ExpectedJob& e) {
   for (int attempt = 0; attempt < 50; ++attempt) {
     absl::StatusOr<v1::Job> job = testing::Submit(cluster.coordinator().stub(), e.spec);
     if (job.ok()) return job->id();
@@ -127,20 +86,14 @@ std::string SubmitUntilAcknowledged(Cluster& cluster, const Expected& e) {
   return "";
 }
 
-void CheckEveryJob(Cluster& cluster, const std::vector<Expected>& jobs, std::map<std::string, v1::Result>* results) {
-  for (const Expected& e : jobs) {
+void CheckEveryJob(Cluster& cluster, const std::vector<testing::ExpectedJob>& jobs,
+                   std::map<std::string, v1::Result>* results) {
+  for (const testing::ExpectedJob& e : jobs) {
     SCOPED_TRACE(absl::StrCat(e.request_id, " = ", e.job_id));
     absl::StatusOr<v1::Job> job =
         testing::AwaitState(cluster.coordinator().stub(), e.job_id, v1::JOB_STATE_DONE, absl::Seconds(120));
     ASSERT_TRUE(job.ok()) << job.status();
-    ASSERT_EQ(job->state(), v1::JOB_STATE_DONE) << job->ShortDebugString();
-    EXPECT_EQ(job->result().status(), "solved");
-    EXPECT_EQ(job->result().length(), e.length);
-    const Board start = *BoardFromProto(job->start());
-    absl::StatusOr<std::vector<Dir>> moves = ParseMoves(job->result().moves());
-    ASSERT_TRUE(moves.ok());
-    EXPECT_EQ(*ApplyMoves(start, *moves), *BoardFromProto(job->goal()));
-
+    testing::ExpectSolvedAsExpected(*job, e);
     const testing::Watched w = testing::WatchToEnd(cluster.coordinator().stub(), e.job_id, absl::Seconds(10));
     ASSERT_EQ(w.finals(), 1);
     EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(w.final_job()->result(), job->result()));
@@ -157,7 +110,7 @@ TEST(FaultSoak, NothingAcknowledgedIsLostOrFinishedTwice) {
   const int count = EnvInt("NPUZZLE_SOAK_JOBS", 300);
   const int kill_percent = EnvInt("NPUZZLE_SOAK_KILLS", 60);
   std::mt19937_64 rng(seed);
-  std::vector<Expected> jobs = MakeJobs(count, rng);
+  std::vector<testing::ExpectedJob> jobs = testing::MakeSoakJobs(count, 4, rng);
 
   testing::TempDir dir;
   Cluster cluster(dir);
@@ -178,7 +131,7 @@ TEST(FaultSoak, NothingAcknowledgedIsLostOrFinishedTwice) {
   EXPECT_GT(cluster.coordinator_kills() + cluster.worker_kills(), 0);
 
   // Resubmitting every request names the job it did the first time.
-  for (const Expected& e : jobs) EXPECT_EQ(SubmitUntilAcknowledged(cluster, e), e.job_id) << e.request_id;
+  for (const testing::ExpectedJob& e : jobs) EXPECT_EQ(SubmitUntilAcknowledged(cluster, e), e.job_id) << e.request_id;
 
   std::map<std::string, v1::Result> results;
   CheckEveryJob(cluster, jobs, &results);
