@@ -11,7 +11,6 @@
 #include <signal.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <deque>
 #include <random>
 #include <string>
@@ -19,7 +18,6 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
@@ -33,12 +31,6 @@ namespace npuzzle {
 namespace {
 
 using testing::Coordinator;
-
-int EnvInt(const char* name, int fallback) {
-  int value;
-  const char* text = std::getenv(name);
-  return text != nullptr && absl::SimpleAtoi(text, &value) ? value : fallback;
-}
 
 // A client's connections to every coordinator; calls go round them, so a
 // refusal from one (killed, or its database down) is retried at the next.
@@ -87,8 +79,8 @@ class Clients {
 };
 
 TEST(FailoverSoak, EveryJobEndsOnceThroughAKilledCoordinatorAndADatabaseRestart) {
-  const int count = EnvInt("NPUZZLE_FAILOVER_JOBS", 2000);
-  std::mt19937_64 rng(EnvInt("NPUZZLE_FAILOVER_SEED", 1));
+  const int count = testing::SoakSetting("NPUZZLE_FAILOVER_JOBS", 2000);
+  std::mt19937_64 rng(testing::SoakSetting("NPUZZLE_FAILOVER_SEED", 1));
   std::vector<testing::ExpectedJob> jobs = testing::MakeSoakJobs(count, 20, rng);
 
   testing::Postgres pg;
@@ -196,8 +188,8 @@ TEST(FailoverSoak, EveryJobEndsOnceThroughAKilledCoordinatorAndADatabaseRestart)
         testing::ExpectSolvedAsExpected(*watched[i].final_job(), e);
         absl::StatusOr<v1::Job> stored = testing::GetJob(active, e.job_id);
         EXPECT_TRUE(stored.ok()) << stored.status();
-        EXPECT_TRUE(stored.ok() && google::protobuf::util::MessageDifferencer::Equals(
-                                       stored->result(), watched[i].final_job()->result()))
+        EXPECT_TRUE(stored.ok() && google::protobuf::util::MessageDifferencer::Equals(stored->result(),
+                                                                                      watched[i].final_job()->result()))
             << "the stored result is not the one watched";
         EXPECT_EQ(clients.Submit(e.spec, i), e.job_id) << "a request made two jobs";
       }

@@ -10,12 +10,10 @@
 // (the chance, in percent, of a kill after each batch of ten submissions).
 #include <signal.h>
 
-#include <cstdlib>
 #include <map>
 #include <random>
 #include <string>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
@@ -28,12 +26,6 @@ namespace npuzzle {
 namespace {
 
 using testing::Coordinator;
-
-int EnvInt(const char* name, int fallback) {
-  int value;
-  const char* text = std::getenv(name);
-  return text != nullptr && absl::SimpleAtoi(text, &value) ? value : fallback;
-}
 
 class Cluster {
  public:
@@ -106,9 +98,9 @@ void CheckEveryJob(Cluster& cluster, const std::vector<testing::ExpectedJob>& jo
 }
 
 TEST(FaultSoak, NothingAcknowledgedIsLostOrFinishedTwice) {
-  const int seed = EnvInt("NPUZZLE_SOAK_SEED", 1);
-  const int count = EnvInt("NPUZZLE_SOAK_JOBS", 300);
-  const int kill_percent = EnvInt("NPUZZLE_SOAK_KILLS", 60);
+  const int seed = testing::SoakSetting("NPUZZLE_SOAK_SEED", 1);
+  const int count = testing::SoakSetting("NPUZZLE_SOAK_JOBS", 300);
+  const int kill_percent = testing::SoakSetting("NPUZZLE_SOAK_KILLS", 60);
   std::mt19937_64 rng(seed);
   std::vector<testing::ExpectedJob> jobs = testing::MakeSoakJobs(count, 4, rng);
 

@@ -1,5 +1,8 @@
 #include "tests/util/soak_jobs.h"
 
+#include <cstdlib>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "engine/goals.h"
 #include "engine/instances.h"
@@ -12,6 +15,12 @@
 #include "tests/util/service_harness.h"
 
 namespace npuzzle::testing {
+
+int SoakSetting(const char* name, int fallback) {
+  int value;
+  const char* text = std::getenv(name);
+  return text != nullptr && absl::SimpleAtoi(text, &value) ? value : fallback;
+}
 
 std::vector<ExpectedJob> MakeSoakJobs(int count, int four_by_four_every, std::mt19937_64& rng) {
   const Board goal3 = *GoalPreset("standard", 3, 3);

@@ -21,6 +21,9 @@ struct ExpectedJob {
   std::string job_id;  // once acknowledged
 };
 
+// A soak's setting from the environment variable `name`, else `fallback`.
+int SoakSetting(const char* name, int fallback);
+
 // `count` jobs, every `four_by_four_every`-th a 4x4 scramble.
 std::vector<ExpectedJob> MakeSoakJobs(int count, int four_by_four_every, std::mt19937_64& rng);
 
