@@ -19,9 +19,13 @@
 //               PostgreSQL cluster the bench starts (synchronous_commit on,
 //               the default); the floor's syncs are then one-change commits
 //               of the store to a database of their own beside it.
+//   --standby (with --postgres): a second coordinator stands by beside the
+//               first, forwarding to it (--advertise-host); half the
+//               throughput run's clients dial it, and SubmitJob's latency
+//               is measured through it too.
 //   Both print SubmitJob's latency (answered once the job is stored).
 //
-//   service_bench [--seconds 30] [--clients 32] [--store_full_sync=false] [--postgres]
+//   service_bench [--seconds 30] [--clients 32] [--store_full_sync=false] [--postgres [--standby]]
 //   service_bench --soak_minutes 30 [--soak_retain 60s]
 #include <fcntl.h>
 #include <unistd.h>
@@ -53,6 +57,7 @@ ABSL_FLAG(int, seconds, 30, "throughput run length");
 ABSL_FLAG(int, clients, 32, "concurrent Solve streams in the throughput run");
 ABSL_FLAG(bool, store_full_sync, true, "the coordinator's --store-full-sync");
 ABSL_FLAG(bool, postgres, false, "keep the coordinator's jobs in a PostgreSQL cluster the bench starts");
+ABSL_FLAG(bool, standby, false, "with --postgres: half the clients dial a standby coordinator that forwards");
 ABSL_FLAG(int, soak_minutes, 0, "run the retention soak this long instead (0: latency and throughput)");
 ABSL_FLAG(absl::Duration, soak_retain, absl::Seconds(60), "the soak's --retain-finished");
 ABSL_FLAG(absl::Duration, soak_every, absl::Seconds(60), "how often the soak prints the store's size");
@@ -101,7 +106,8 @@ bool SolveOnce(v1::SolverService::Stub& stub, const v1::JobSpec& spec) {
 // --clients streams of trivial jobs, each counted in `completed` as it
 // ends, until `tick` (called every so often with the time since the
 // start) answers zero; otherwise it answers how long to wait for the next.
-void RunClients(v1::SolverService::Stub& stub, std::atomic<int64_t>& completed,
+// Client k dials stubs[k % stubs.size()].
+void RunClients(const std::vector<v1::SolverService::Stub*>& stubs, std::atomic<int64_t>& completed,
                 const std::function<absl::Duration(absl::Duration)>& tick) {
   const Board goal = *GoalPreset("standard", 3, 3);
   std::atomic<bool> stop = false;
@@ -112,7 +118,7 @@ void RunClients(v1::SolverService::Stub& stub, std::atomic<int64_t>& completed,
       while (!stop) {
         v1::JobSpec spec;
         *spec.mutable_start() = BoardToProto(RandomWalk(goal, 8, local));
-        if (SolveOnce(stub, spec)) ++completed;
+        if (SolveOnce(*stubs[k % stubs.size()], spec)) ++completed;
       }
     });
   }
@@ -149,7 +155,7 @@ int Soak() {
   // After two retentions the store holds about one retention's jobs; its
   // size from then on is what must stay flat.
   int64_t settled_min = INT64_MAX, settled_max = 0;
-  RunClients(*stub, completed, [&](absl::Duration elapsed) {
+  RunClients({stub.get()}, completed, [&](absl::Duration elapsed) {
     if (elapsed >= next) {
       const int64_t bytes = StoreBytes(c.data_dir());
       const int64_t count = completed.load();
@@ -198,8 +204,27 @@ int Main() {
     if (opened.ok()) probe = *std::move(opened);
   }
   if (probe == nullptr) return 1;
+  const bool standby = absl::GetFlag(FLAGS_standby);
+  if (standby && !postgres) {
+    std::cerr << "--standby needs --postgres\n";
+    return 2;
+  }
+  if (standby) flags.push_back("--advertise-host=127.0.0.1");
   testing::Coordinator c(dir, 2, flags);
   c.Start();
+  testing::TempDir standby_dir;
+  std::unique_ptr<testing::Coordinator> b;
+  std::unique_ptr<v1::SolverService::Stub> via_b;
+  if (standby) {
+    flags.push_back("--standby");
+    b = std::make_unique<testing::Coordinator>(standby_dir, 0, flags);
+    b->Launch();
+    via_b = testing::Dial(b->client_address());
+    // Ready once it forwards: a call through it reaches the active one.
+    while (testing::GetJob(*via_b, "probe").status().code() != absl::StatusCode::kNotFound) {
+      absl::SleepFor(absl::Milliseconds(50));
+    }
+  }
   auto channel = grpc::CreateChannel(c.client_address(), grpc::InsecureChannelCredentials());
   auto health = grpc::health::v1::Health::NewStub(channel);
   auto stub = v1::SolverService::NewStub(channel);
@@ -229,14 +254,20 @@ int Main() {
     job_us.push_back(absl::ToDoubleMicroseconds(absl::Now() - t));
   }
   // On their own: the jobs they leave run meanwhile.
-  for (int i = 0; i < absl::GetFlag(FLAGS_samples); ++i) {
+  const auto submit_micros = [&](v1::SolverService::Stub& to) {
     grpc::ClientContext context;
     v1::SubmitJobRequest submit;
     *submit.mutable_spec()->mutable_start() = BoardToProto(RandomWalk(goal, 8, rng));
     v1::Job submitted;
     const absl::Time t = absl::Now();
-    if (!stub->SubmitJob(&context, submit, &submitted).ok()) return 1;
-    submit_us.push_back(absl::ToDoubleMicroseconds(absl::Now() - t));
+    if (!to.SubmitJob(&context, submit, &submitted).ok()) return -1.0;
+    return absl::ToDoubleMicroseconds(absl::Now() - t);
+  };
+  std::vector<double> forwarded_submit_us;
+  for (int i = 0; i < absl::GetFlag(FLAGS_samples); ++i) {
+    submit_us.push_back(submit_micros(*stub));
+    if (standby) forwarded_submit_us.push_back(submit_micros(*via_b));
+    if (submit_us.back() < 0 || (standby && forwarded_submit_us.back() < 0)) return 1;
   }
   close(fd);
   unlink(sync_file.c_str());
@@ -255,16 +286,24 @@ int Main() {
       Median(sync_us), Percentile(sync_us, 0.99), Median(commit_us), Percentile(commit_us, 0.99), Median(noop_us),
       Percentile(noop_us, 0.99), floor, postgres ? "store commits" : "fdatasync", Median(job_us),
       Percentile(job_us, 0.99), Median(job_us) / floor, Median(submit_us), Percentile(submit_us, 0.99));
+  if (standby) {
+    std::cout << absl::StrFormat(
+        "  SubmitJob, standby  median %7.0f us   p99 %7.0f us   (forwarded to the active one)\n",
+        Median(forwarded_submit_us), Percentile(forwarded_submit_us, 0.99));
+  }
 
   std::atomic<int64_t> completed = 0;
   const absl::Time began = absl::Now();
-  RunClients(*stub, completed, [](absl::Duration elapsed) {
+  std::vector<v1::SolverService::Stub*> stubs = {stub.get()};
+  if (standby) stubs.push_back(via_b.get());
+  RunClients(stubs, completed, [](absl::Duration elapsed) {
     return elapsed < absl::Seconds(absl::GetFlag(FLAGS_seconds)) ? absl::Milliseconds(100) : absl::ZeroDuration();
   });
   const double seconds = absl::ToDoubleSeconds(absl::Now() - began);
   std::cout << absl::StrFormat(
-      "throughput: %d trivial 3x3 jobs in %.1f s with 2 local workers and %d clients: %.0f jobs/s\n", completed.load(),
-      seconds, absl::GetFlag(FLAGS_clients), completed / seconds);
+      "throughput: %d trivial 3x3 jobs in %.1f s with 2 local workers and %d clients%s: %.0f jobs/s\n",
+      completed.load(), seconds, absl::GetFlag(FLAGS_clients), standby ? ", half through the standby" : "",
+      completed / seconds);
   return 0;
 }
 
