@@ -156,8 +156,11 @@ void Server::ForwardTo(const std::string& addresses) {
   for (absl::string_view part : absl::StrSplit(addresses, ' ', absl::SkipEmpty())) {
     targets.insert(std::pair<std::string, std::string>(absl::StrSplit(part, absl::MaxSplits('=', 1))));
   }
-  for (const auto& [role, forwarder] : forwarders_) forwarder->SetTarget(targets[role]);
   ready_.store(!forwarders_.empty() && targets.count("client") > 0);
+  for (const auto& [role, forwarder] : forwarders_) {
+    const auto target = targets.find(role);
+    forwarder->SetTarget(target == targets.end() ? "" : target->second);
+  }
   Log(addresses.empty() ? std::string("standing by: no active coordinator known to forward to")
                         : absl::StrCat("standing by: forwarding to the active coordinator (", addresses, ")"));
 }

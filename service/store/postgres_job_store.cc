@@ -20,6 +20,7 @@ namespace {
 constexpr int kSchemaVersion = 1;
 // The meta key of what the active coordinator advertises (JobStore::Advertise).
 constexpr const char* kActiveKey = "active_coordinator";
+constexpr absl::Duration kActiveCoordinatorFirst = absl::Seconds(3);
 
 // The same tables and indexes as SQLite's (sqlite_schema.cc), in
 // PostgreSQL's types. Created in one transaction, under an advisory lock,
@@ -170,11 +171,24 @@ absl::StatusOr<std::unique_ptr<PostgresJobStore>> PostgresJobStore::Open(const s
   absl::StatusOr<std::unique_ptr<PgConnection>> writer;
   absl::Status locked;
   std::optional<std::string> active;  // what the active coordinator advertises, as last told
+  // A database that restarts ends the active coordinator's session and
+  // with it its lock. The active one takes the lock back at its next look
+  // at the store (each second); a standby trying every 100 ms would win
+  // the race and force a failover nobody needed, so after the database
+  // was unreachable it waits this long before it tries again.
+  absl::Time active_first_until = absl::InfinitePast();
   for (;;) {
     if (standby != nullptr && standby->stop->HasBeenNotified())
       return absl::CancelledError("stopped while standing by");
     if (!writer.ok()) writer = PgConnection::Connect(uri);
-    locked = writer.ok() ? Lock(**writer) : writer.status();
+    if (!writer.ok()) {
+      locked = writer.status();
+    } else if (absl::Now() < active_first_until) {
+      locked = absl::FailedPreconditionError("the database is back: leaving its lock to the active coordinator");
+    } else {
+      locked = Lock(**writer);
+    }
+    if (standby != nullptr && absl::IsUnavailable(locked)) active_first_until = absl::Now() + kActiveCoordinatorFirst;
     if (!waiting(locked)) break;
     if (standby == nullptr) {
       absl::SleepFor(absl::Milliseconds(100));
@@ -188,7 +202,6 @@ absl::StatusOr<std::unique_ptr<PostgresJobStore>> PostgresJobStore::Open(const s
   }
   if (!locked.ok()) return locked;
   const bool waited = active.has_value();
-  if (!locked.ok()) return locked;
   if (waited) Log("job store: the database is free: taking over");
   if (absl::Status s = CreateSchema(**writer); !s.ok()) return s;
   absl::StatusOr<std::string> secret = MetaValue(**writer, "secret", RandomHex(4));

@@ -462,6 +462,32 @@ TEST(Service, AStandbyForwardsToTheActiveCoordinatorAndTakesOverOnTheSamePorts) 
   EXPECT_EQ(w.final_job()->result().length(), kKorf4Length);
   EXPECT_EQ(w.final_job()->lost_attempts(), 0) << "the worker lost its job in the takeover";
   testing::ExpectReplays(*w.final_job());
+
+  // A standby's readiness follows the database: it cannot know where to
+  // forward while the database is down.
+  testing::TempDir dir_c;
+  const int c_metrics = testing::FreePort();
+  Coordinator c(dir_c, 0,
+                {"--store=" + pg.uri(), "--standby", "--advertise-host=127.0.0.1",
+                 absl::StrCat("--metrics-listen=127.0.0.1:", c_metrics)});
+  c.Launch();
+  const auto ready = [&](int port, int code) {
+    return testing::Eventually(absl::Seconds(10), [&] {
+      const absl::StatusOr<testing::HttpResponse> got = testing::HttpGet("127.0.0.1", port, "/readyz");
+      return got.ok() && got->code == code;
+    });
+  };
+  ASSERT_TRUE(ready(c_metrics, 200)) << c.process()->Log();
+  ASSERT_TRUE(pg.Stop().ok());
+  EXPECT_TRUE(ready(c_metrics, 503)) << c.process()->Log();
+  EXPECT_TRUE(ready(b_metrics, 503)) << b.process()->Log();
+  ASSERT_TRUE(pg.Start().ok());
+  // The active coordinator takes its lock back, as the standby leaves it
+  // a moment to: a database restart is no failover.
+  EXPECT_TRUE(ready(b_metrics, 200)) << b.process()->Log();
+  EXPECT_TRUE(ready(c_metrics, 200)) << c.process()->Log();
+  EXPECT_TRUE(b.process()->Running());
+  EXPECT_THAT(c.process()->Log(), Not(HasSubstr("taking over")));
 }
 
 // An active coordinator cut off from the database (its sessions ended by
