@@ -27,8 +27,11 @@ std::string CatalogJson() {
   }
   catalog["goalPresets"] = GoalPresetNames();
   nlohmann::json& goals = catalog["goals"] = nlohmann::json::object();
-  for (int rows = kMinSide; rows <= kMaxSide; ++rows) {
-    for (int cols = kMinSide; cols <= kMaxSide; ++cols) {
+  // Every shape any algorithm takes (the anytime solver's, up to 16x16):
+  // about 200 KB of goals, which the page needs to draw and shuffle them.
+  catalog["maxSide"] = kMaxBoardSide;
+  for (int rows = kMinSide; rows <= kMaxBoardSide; ++rows) {
+    for (int cols = kMinSide; cols <= kMaxBoardSide; ++cols) {
       nlohmann::json& shape = goals[std::to_string(rows) + "x" + std::to_string(cols)];
       for (const std::string& preset : GoalPresetNames()) {
         if (absl::StatusOr<Board> goal = GoalPreset(preset, rows, cols); goal.ok()) {

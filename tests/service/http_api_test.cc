@@ -206,8 +206,9 @@ TEST(WebPage, IsSelfContainedWithTheRegistrysMenus) {
   ASSERT_EQ(heuristics.size(), Heuristics().size());
   for (size_t i = 0; i < heuristics.size(); ++i) EXPECT_EQ(heuristics[i], Heuristics()[i].name);
   // Every shape the engine takes, with each preset's goal.
-  for (int rows = kMinSide; rows <= kMaxSide; ++rows) {
-    for (int cols = kMinSide; cols <= kMaxSide; ++cols) {
+  EXPECT_EQ(catalog["maxSide"], kMaxBoardSide);
+  for (int rows = kMinSide; rows <= kMaxBoardSide; ++rows) {
+    for (int cols = kMinSide; cols <= kMaxBoardSide; ++cols) {
       const nlohmann::json& shape = catalog["goals"][absl::StrCat(rows, "x", cols)];
       for (const auto& preset : catalog["goalPresets"]) {
         ASSERT_TRUE(shape.contains(preset)) << rows << "x" << cols << " " << preset;

@@ -129,24 +129,28 @@ async function check(page, url) {
     assert.equal(await page.$eval("#position", (p) => p.textContent), `move 1 of ${moves.length}`);
   }
 
-  // A 7x7 with the default algorithm (auto): an answer within seconds,
-  // shown and playable while the search goes on, with its lower bound.
-  await page.select("#rows", "7");
-  await page.select("#cols", "7");
-  await page.click("#random");
-  await page.select("#algorithm", "auto");
-  await page.$eval("#max-time", (e) => { e.value = "4000"; });
-  await page.click("#solve");
-  await page.waitForFunction(() => /^\d+ moves/.test(document.getElementById("stat-best").textContent) &&
-                                   document.getElementById("moves").textContent !== "", { timeout: 5000 });
-  assert.match(await page.$eval("#moves", (m) => m.textContent), /^[UDLR]+$/);
-  assert.match(await page.$eval("#stat-lower", (e) => e.textContent), /^\d+$/);
-  assert.match(await page.$eval("#position", (p) => p.textContent), /^move 0 of \d+$/);
-  await page.screenshot({ path: join(args.out, "web-page-anytime.png"), fullPage: true });
-  const spill = await page.$eval("#board", (b) => b.scrollWidth - b.clientWidth);
-  assert.ok(spill <= 0, `the 7x7 board spills ${spill}px out of its panel`);
-  await page.waitForFunction(() => /^solved: \d+ moves, lower bound \d+$/.test(document.getElementById("status").textContent),
-                             { timeout: 30000 });
+  // A 7x7, and a 12x16 (the largest boards only the anytime solver takes),
+  // with the default algorithm (auto): an answer within seconds, shown and
+  // playable while the search goes on, with its lower bound, on a board
+  // that fits its panel.
+  for (const [rows, cols] of [["7", "7"], ["12", "16"]]) {
+    await page.select("#rows", rows);
+    await page.select("#cols", cols);
+    await page.click("#random");
+    await page.select("#algorithm", "auto");
+    await page.$eval("#max-time", (e) => { e.value = "4000"; });
+    await page.click("#solve");
+    await page.waitForFunction(() => /^\d+ moves/.test(document.getElementById("stat-best").textContent) &&
+                                     document.getElementById("moves").textContent !== "", { timeout: 5000 });
+    assert.match(await page.$eval("#moves", (m) => m.textContent), /^[UDLR]+$/);
+    assert.match(await page.$eval("#stat-lower", (e) => e.textContent), /^\d+$/);
+    assert.match(await page.$eval("#position", (p) => p.textContent), /^move 0 of \d+$/);
+    await page.screenshot({ path: join(args.out, `web-page-anytime-${rows}x${cols}.png`), fullPage: true });
+    const spill = await page.$eval("#board", (b) => b.scrollWidth - b.clientWidth);
+    assert.ok(spill <= 0, `the ${rows}x${cols} board spills ${spill}px out of its panel`);
+    await page.waitForFunction(() => /^solved: \d+ moves, lower bound \d+$/.test(document.getElementById("status").textContent),
+                               { timeout: 30000 });
+  }
   await page.$eval("#max-time", (e) => { e.value = ""; });
 
   // A long job shows live progress and its chart, and stops on Cancel.
@@ -180,8 +184,9 @@ async function check(page, url) {
   await page.waitForFunction(() => /4x4cancelled/.test(document.querySelector("#jobs tr")?.textContent || ""),
                              { timeout: 10000 });
   const rows = await page.$$eval("#jobs tr", (trs) => trs.map((r) => r.textContent));
-  assert.match(rows[1], /7x7done\d+$/);
-  assert.match(rows[2], /3x3done\d+$/);
+  assert.match(rows[1], /12x16done\d+$/);
+  assert.match(rows[2], /7x7done\d+$/);
+  assert.match(rows[3], /3x3done\d+$/);
   const elsewhere = await page.evaluate(async () => (await (await fetch("/v1/jobs", {
     method: "POST", headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ spec: { start: { text: "8 1 3 4 0 2 7 6 5" } } }) })).json()).id);
