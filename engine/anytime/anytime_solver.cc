@@ -128,13 +128,21 @@ struct Counts {
   uint64_t generated() const { return beam_generated + prover_generated; }
 };
 
-// The improver: beams of doubling width below the best length, until the
-// next width would not fit in `max_bytes`.
-void Improve(const Grid& grid, const GridHeuristic& heuristic, const GridState& start, int threads, uint64_t seed,
-             uint64_t max_bytes, Race& race, Counts& counts) {
-  for (uint64_t width = kFirstWidth, round = 0;; width *= 2, ++round) {
+// The improver's rounds: beams of doubling width below the best length.
+struct Improver {
+  const Grid& grid;
+  const GridHeuristic& heuristic;
+  const GridState& start;
+  int threads;
+  uint64_t seed;
+  uint64_t max_bytes;
+
+  // Round `round`'s beam; false, searching nothing, once the race has
+  // stopped or the beam would not fit in `max_bytes`.
+  bool Round(int round, Race& race, Counts& counts) const {
+    const uint64_t width = uint64_t{kFirstWidth} << round;
     const int bound = race.best_length();
-    if (race.stopped() || BeamBytes(width, bound) > max_bytes) return;
+    if (race.stopped() || BeamBytes(width, bound) > max_bytes) return false;
     counts.width = static_cast<int>(width);
     BeamOptions options;
     options.width = static_cast<int>(width);
@@ -147,17 +155,19 @@ void Improve(const Grid& grid, const GridHeuristic& heuristic, const GridState& 
     if (std::optional<std::vector<Dir>> moves = BeamSearch(grid, heuristic, start, options)) {
       race.Offer(*std::move(moves));
     }
+    return true;
   }
-}
+};
 
 // The prover: IDA* with linear conflicts from the best bound known. Beside
-// other parts it runs on a thread of its own and stops when the race does,
-// the solve's loop watching the request's cancel and limits for it. Alone
-// (`alone`, set with the solve's progress report) it runs on the solve's
-// own thread and watches them itself: a small board is proven in
-// microseconds, and starting and polling a thread would cost ten times that.
+// other parts it runs on a thread of its own and stops when the race does
+// (or after `slice`, when it takes turns with the beams), the solve's loop
+// watching the request's cancel and limits for it. Alone (`alone`, set
+// with the solve's progress report) it runs on the solve's own thread and
+// watches them itself: a small board is proven in microseconds, and
+// starting and polling a thread would cost ten times that.
 void Prove(const SolveRequest& request, int threads, absl::Time deadline, Race& race, Counts& counts,
-           const std::function<void()>* alone = nullptr) {
+           const std::function<void()>* alone = nullptr, absl::Duration slice = absl::InfiniteDuration()) {
   SearchOptions options;
   options.threads = threads;
   options.seed = request.options.seed;
@@ -171,11 +181,15 @@ void Prove(const SolveRequest& request, int threads, absl::Time deadline, Race& 
   } else {
     options.cancel = &race.stop_token();
     options.limits.max_memory_bytes = request.options.limits.max_memory_bytes;
+    options.limits.max_time = slice;
     options.progress_interval = absl::Milliseconds(20);
   }
-  options.on_progress = [&counts, alone](const Progress& p) {
-    counts.prover_expanded = p.expanded;
-    counts.prover_generated = p.generated;
+  // Counted on from earlier slices, so the totals only grow.
+  const uint64_t expanded_before = counts.prover_expanded;
+  const uint64_t generated_before = counts.prover_generated;
+  options.on_progress = [&, alone](const Progress& p) {
+    counts.prover_expanded = expanded_before + p.expanded;
+    counts.prover_generated = generated_before + p.generated;
     if (alone != nullptr && *alone) (*alone)();
   };
   options.on_checkpoint = [&race, &counts](const IterationCheckpoint& c) {
@@ -186,8 +200,8 @@ void Prove(const SolveRequest& request, int threads, absl::Time deadline, Race& 
   absl::StatusOr<SearchOutcome> outcome =
       RunSearch({"idastar", "linear-conflict", 1.0, options, {}}, puzzle, Puzzle::ToTiles(request.start));
   if (!outcome.ok()) return;  // cannot happen: the names are known and need no tables
-  counts.prover_expanded = outcome->stats.expanded;
-  counts.prover_generated = outcome->stats.generated;
+  counts.prover_expanded = expanded_before + outcome->stats.expanded;
+  counts.prover_generated = generated_before + outcome->stats.generated;
   counts.prover_iterations = outcome->stats.iterations;
   if (outcome->status == SearchStatus::kSolved) {
     race.Offer(std::move(outcome->moves), /*optimal=*/true);
@@ -251,9 +265,12 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
   const int threads = std::max(1, options.threads);
   const bool fits_prover = request.start.rows() <= kMaxSide && request.start.cols() <= kMaxSide;
   const bool prove_only = request.algorithm == "auto" && grid.cells() <= kProvenCells;
+  // One thread for both: they take turns (below).
+  const bool take_turns = !prove_only && fits_prover && threads == 1;
   const int prover_threads = prove_only ? threads : fits_prover && threads >= 2 ? 1 : 0;
   const int improver_threads = prove_only ? 0 : threads - prover_threads;
   const uint64_t max_bytes = limits.max_memory_bytes > 0 ? limits.max_memory_bytes : kDefaultBeamBytes;
+  const Improver improver{grid, heuristic, start, improver_threads, options.seed.value_or(0), max_bytes};
 
   // The solve ends with the widest beam, or when the last part ends (a
   // prover that a memory limit stopped leaves the beams to run on).
@@ -292,12 +309,24 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
   if (race.best() && !race.stopped()) {
     if (prove_only) {
       Prove(request, prover_threads, deadline, race, counts, &report);
-    } else if (prover_threads > 0) {
-      launch([&] { Prove(request, prover_threads, deadline, race, counts); });
-    }
-    if (improver_threads > 0) {
+    } else if (take_turns) {
+      // Each beam, then the prover for as long as that beam took: each gets
+      // about half the thread. A slice that ends inside an IDA* iteration
+      // loses it (the next restarts from the best bound), but the slices
+      // double with the beams, so what is repeated stays a fixed share.
       launch([&] {
-        Improve(grid, heuristic, start, improver_threads, options.seed.value_or(0), max_bytes, race, counts);
+        for (int round = 0;; ++round) {
+          const absl::Time began = absl::Now();
+          if (!improver.Round(round, race, counts)) break;
+          Prove(request, 1, deadline, race, counts, nullptr, absl::Now() - began);
+        }
+        race.Stop("widest beam searched");
+      });
+    } else {
+      if (prover_threads > 0) launch([&] { Prove(request, prover_threads, deadline, race, counts); });
+      launch([&] {
+        for (int round = 0; improver.Round(round, race, counts); ++round) {
+        }
         race.Stop("widest beam searched");
       });
     }

@@ -171,19 +171,23 @@ TEST(Auto, ProvingASmallBoardHonoursEveryLimitAndKeepsTheFirstAnswer) {
   }
 }
 
+// On one thread as on two: with one, the beams and the prover take turns.
 TEST(Anytime, NeverBoundsAboveTheOptimumOnKorfAndTaylorsFivePuzzles) {
   const std::vector<KorfInstance> instances = LoadKorfInstances("korf-taylor-24.txt", 5);
   const Board goal = *GoalPreset("blank-first", 5, 5);
-  for (int i = 0; i < 3; ++i) {
-    absl::StatusOr<SolveResult> result = Solve(Anytime(instances[i].start, goal, absl::Seconds(2)));
-    ASSERT_TRUE(result.ok()) << result.status();
-    ASSERT_EQ(result->status, SearchStatus::kSolved);
-    ExpectReachesGoal(instances[i].start, goal, *result);
-    EXPECT_GE(static_cast<int>(result->moves.size()), instances[i].optimal_length);
-    EXPECT_LE(result->lower_bound, instances[i].optimal_length);
-    // The prover's exhausted thresholds raise the bound above the start's heuristic.
-    EXPECT_GT(result->lower_bound, StartBound(instances[i].start, goal));
-    EXPECT_EQ(result->stopped_by, "time limit");
+  for (int threads : {1, 2}) {
+    for (int i = 0; i < 3; ++i) {
+      SCOPED_TRACE(absl::StrCat(threads, " threads, instance ", i + 1));
+      absl::StatusOr<SolveResult> result = Solve(Anytime(instances[i].start, goal, absl::Seconds(2), threads));
+      ASSERT_TRUE(result.ok()) << result.status();
+      ASSERT_EQ(result->status, SearchStatus::kSolved);
+      ExpectReachesGoal(instances[i].start, goal, *result);
+      EXPECT_GE(static_cast<int>(result->moves.size()), instances[i].optimal_length);
+      EXPECT_LE(result->lower_bound, instances[i].optimal_length);
+      // The prover's exhausted thresholds raise the bound above the start's heuristic.
+      EXPECT_GT(result->lower_bound, StartBound(instances[i].start, goal));
+      EXPECT_EQ(result->stopped_by, "time limit");
+    }
   }
 }
 
@@ -246,36 +250,40 @@ TEST(Anytime, StopsWithinMaxGapOfTheBound) {
   EXPECT_LE(static_cast<double>(result->moves.size()), 1.8 * result->lower_bound);
 }
 
+// On two threads, and on one, where the beams and the prover take turns.
 TEST(Anytime, TimeNodeAndMemoryLimitsBindWhileImproving) {
   std::mt19937_64 rng(9);
   const Board goal = *GoalPreset("standard", 7, 7);
   const Board start = RandomSolvableBoard(goal, rng);
-  {
-    const absl::Time begin = absl::Now();
-    absl::StatusOr<SolveResult> result = Solve(Anytime(start, goal, absl::Milliseconds(300)));
-    ASSERT_TRUE(result.ok());
-    EXPECT_EQ(result->stopped_by, "time limit");
-    EXPECT_EQ(result->status, SearchStatus::kSolved);
-    EXPECT_LT(absl::Now() - begin, absl::Milliseconds(300) + testing::Scaled(absl::Milliseconds(200)));
-  }
-  {
-    SolveRequest r = Anytime(start, goal, absl::Seconds(60));
-    r.options.limits.max_expanded = 200000;
-    absl::StatusOr<SolveResult> result = Solve(r);
-    ASSERT_TRUE(result.ok());
-    EXPECT_EQ(result->stopped_by, "node limit");
-    EXPECT_EQ(result->status, SearchStatus::kSolved);
-    EXPECT_GE(result->stats.expanded, 200000u);
-    // Checked every few milliseconds: a few milliseconds' nodes over, at most.
-    EXPECT_LT(result->stats.expanded, 200000u + 20000000u);
-  }
-  {
-    SolveRequest r = Anytime(start, goal, absl::Seconds(60));
-    r.options.limits.max_memory_bytes = 64 << 20;
-    absl::StatusOr<SolveResult> result = Solve(r);
-    ASSERT_TRUE(result.ok());
-    EXPECT_EQ(result->stopped_by, "widest beam searched");
-    EXPECT_EQ(result->status, SearchStatus::kSolved);
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(absl::StrCat(threads, " threads"));
+    {
+      const absl::Time begin = absl::Now();
+      absl::StatusOr<SolveResult> result = Solve(Anytime(start, goal, absl::Milliseconds(300), threads));
+      ASSERT_TRUE(result.ok());
+      EXPECT_EQ(result->stopped_by, "time limit");
+      EXPECT_EQ(result->status, SearchStatus::kSolved);
+      EXPECT_LT(absl::Now() - begin, absl::Milliseconds(300) + testing::Scaled(absl::Milliseconds(200)));
+    }
+    {
+      SolveRequest r = Anytime(start, goal, absl::Seconds(60), threads);
+      r.options.limits.max_expanded = 200000;
+      absl::StatusOr<SolveResult> result = Solve(r);
+      ASSERT_TRUE(result.ok());
+      EXPECT_EQ(result->stopped_by, "node limit");
+      EXPECT_EQ(result->status, SearchStatus::kSolved);
+      EXPECT_GE(result->stats.expanded, 200000u);
+      // Checked every few milliseconds: a few milliseconds' nodes over, at most.
+      EXPECT_LT(result->stats.expanded, 200000u + 20000000u);
+    }
+    {
+      SolveRequest r = Anytime(start, goal, absl::Seconds(60), threads);
+      r.options.limits.max_memory_bytes = 64 << 20;
+      absl::StatusOr<SolveResult> result = Solve(r);
+      ASSERT_TRUE(result.ok());
+      EXPECT_EQ(result->stopped_by, "widest beam searched");
+      EXPECT_EQ(result->status, SearchStatus::kSolved);
+    }
   }
 }
 
@@ -283,23 +291,26 @@ TEST(Anytime, CancelStopsItWithin200MsAndKeepsTheAnswer) {
   std::mt19937_64 rng(10);
   const Board goal = *GoalPreset("standard", 8, 8);
   const Board start = RandomSolvableBoard(goal, rng);
-  CancelToken cancel;
-  SolveRequest r = Anytime(start, goal, absl::Seconds(60));
-  r.options.cancel = &cancel;
-  absl::Time cancelled_at;
-  std::thread canceller([&] {
-    absl::SleepFor(absl::Milliseconds(500));
-    cancelled_at = absl::Now();
-    cancel.Cancel();
-  });
-  absl::StatusOr<SolveResult> result = Solve(r);
-  const absl::Time returned = absl::Now();
-  canceller.join();
-  ASSERT_TRUE(result.ok());
-  EXPECT_EQ(result->status, SearchStatus::kCancelled);
-  EXPECT_EQ(result->stopped_by, "cancelled");
-  EXPECT_LT(returned - cancelled_at, testing::Scaled(absl::Milliseconds(200)));
-  ExpectReachesGoal(start, goal, *result);
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(absl::StrCat(threads, " threads"));
+    CancelToken cancel;
+    SolveRequest r = Anytime(start, goal, absl::Seconds(60), threads);
+    r.options.cancel = &cancel;
+    absl::Time cancelled_at;
+    std::thread canceller([&] {
+      absl::SleepFor(absl::Milliseconds(500));
+      cancelled_at = absl::Now();
+      cancel.Cancel();
+    });
+    absl::StatusOr<SolveResult> result = Solve(r);
+    const absl::Time returned = absl::Now();
+    canceller.join();
+    ASSERT_TRUE(result.ok());
+    EXPECT_EQ(result->status, SearchStatus::kCancelled);
+    EXPECT_EQ(result->stopped_by, "cancelled");
+    EXPECT_LT(returned - cancelled_at, testing::Scaled(absl::Milliseconds(200)));
+    ExpectReachesGoal(start, goal, *result);
+  }
 }
 
 TEST(Anytime, ResumesFromAnEarlierAnswerAndIgnoresOneThatDoesNotReplay) {
