@@ -13,6 +13,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { parse } from "yaml";
+import { readProgramFlags, unknownSettings } from "./program_flags.mjs";
 
 const { values: args } = parseArgs({
   options: { compose: { type: "string" }, "server-flags": { type: "string" }, "worker-flags": { type: "string" } },
@@ -20,14 +21,7 @@ const { values: args } = parseArgs({
 const problems = [];
 const problem = (where, what) => problems.push(`${args.compose}: ${where}: ${what}`);
 const compose = parse(readFileSync(args.compose, "utf8"), { merge: true });
-const flagsOf = (file) =>
-  new Set(
-    readFileSync(file, "utf8")
-      .split("\n")
-      .map((l) => l.match(/^\s+--([a-z0-9-]+)\b/)?.[1]?.replaceAll("-", "_"))
-      .filter(Boolean),
-  );
-const programFlags = { "npuzzle-server": flagsOf(args["server-flags"]), "npuzzle-worker": flagsOf(args["worker-flags"]) };
+const programFlags = readProgramFlags(args["server-flags"], args["worker-flags"]);
 const portOf = (address) => String(address ?? "").split(":").pop();
 const services = Object.entries(compose.services ?? {});
 const ofProgram = (program) => services.filter(([, s]) => s.command?.[0] === program);
@@ -38,11 +32,7 @@ if (workers.length === 0) problem("services", "no workers (npuzzle-worker)");
 
 for (const [name, s] of [...coordinators, ...workers]) {
   const env = s.environment ?? {};
-  const flags = programFlags[s.command[0]];
-  for (const key of Object.keys(env).filter((k) => k.startsWith("NPUZZLE_"))) {
-    const flag = key.slice("NPUZZLE_".length).toLowerCase();
-    if (!flags.has(flag)) problem(name, `${key}: ${s.command[0]} has no flag --${flag.replaceAll("_", "-")}`);
-  }
+  for (const p of unknownSettings(env, s.command[0], programFlags[s.command[0]])) problem(name, p);
   if (s.read_only !== true) problem(name, "root filesystem is writable");
   const dataDir = env.NPUZZLE_DATA_DIR;
   const mounted = [...(s.volumes ?? []).map((v) => String(v).split(":")[1]), ...(s.tmpfs ?? [])];

@@ -16,6 +16,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { parseAllDocuments } from "yaml";
+import { readProgramFlags, unknownSettings } from "./program_flags.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -71,14 +72,7 @@ const portOf = (address) => Number(String(address).split(":").pop());
 // A port reference (name or number) resolved against a container's ports.
 const containerPort = (c, ref) =>
   (c.ports ?? []).find((p) => p.name === ref || p.containerPort === ref)?.containerPort;
-const flagsOf = (file) =>
-  new Set(
-    readFileSync(file, "utf8")
-      .split("\n")
-      .map((l) => l.match(/^\s+--([a-z0-9-]+)\b/)?.[1]?.replaceAll("-", "_"))
-      .filter(Boolean),
-  );
-const programFlags = { "npuzzle-server": flagsOf(args["server-flags"]), "npuzzle-worker": flagsOf(args["worker-flags"]) };
+const programFlags = readProgramFlags(args["server-flags"], args["worker-flags"]);
 // A container's settings: its ConfigMaps' data and its env, as the
 // program reads them.
 const settings = (w, c) => {
@@ -158,10 +152,7 @@ for (const w of workloads) {
     const env = settings(w, c);
     // The rest is about npuzzle's own programs (not, say, PostgreSQL).
     if (!flags) continue;
-    for (const key of Object.keys(env).filter((k) => k.startsWith("NPUZZLE_"))) {
-      const flag = key.slice("NPUZZLE_".length).toLowerCase();
-      if (flags && !flags.has(flag)) problem(where, `${key}: ${program} has no flag --${flag.replaceAll("_", "-")}`);
-    }
+    for (const p of unknownSettings(env, program, flags)) problem(where, p);
     // The metrics port: served, declared, and where the scrape annotation points.
     const metricsPort = portOf(env.NPUZZLE_METRICS_LISTEN ?? "");
     if (!metricsPort || containerPort(c, metricsPort) === undefined) {
