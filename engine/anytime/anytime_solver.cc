@@ -30,12 +30,6 @@ constexpr int kFirstWidth = 64;
 constexpr uint64_t kDefaultBeamBytes = uint64_t{2} << 30;
 constexpr absl::Duration kPollInterval = absl::Milliseconds(5);
 
-// What a beam of `width` holds at `depth`: two layers of nodes, the
-// candidates, and for every depth the trace and the seen hashes.
-uint64_t BeamBytes(uint64_t width, int depth) {
-  return width * (2 * sizeof(GridState) + 160 + static_cast<uint64_t>(depth) * 32);
-}
-
 // The best answer and the bound, shared by the parts. Every change goes
 // through here, so the answer only shortens, the bound only rises, and the
 // caller hears of each change in order.
@@ -142,7 +136,7 @@ struct Improver {
   bool Round(int round, Race& race, Counts& counts) const {
     const uint64_t width = uint64_t{kFirstWidth} << round;
     const int bound = race.best_length();
-    if (race.stopped() || BeamBytes(width, bound) > max_bytes) return false;
+    if (race.stopped() || BeamBytes(grid, width, bound) > max_bytes) return false;
     counts.width = static_cast<int>(width);
     BeamOptions options;
     options.width = static_cast<int>(width);

@@ -7,9 +7,10 @@
 // Children whose cost so far plus heuristic reaches `bound` are dropped:
 // they cannot beat the answer already in hand.
 //
-// Only the chosen children are copied: a candidate is its parent, move,
-// value and hash (Zobrist, updated per move) until it is chosen. The
-// threads split each depth's parents between them.
+// Only the chosen children are copied, and only their cells: a candidate is
+// its parent, move, value and hash (Zobrist, updated per move) until it is
+// chosen. The threads split each depth's parents between them; the answer
+// does not depend on how many there are.
 #ifndef NPUZZLE_ENGINE_ANYTIME_BEAM_H_
 #define NPUZZLE_ENGINE_ANYTIME_BEAM_H_
 
@@ -27,7 +28,7 @@ namespace npuzzle {
 struct BeamOptions {
   int width = 100;
   int threads = 1;
-  int bound = 0;      // > 0: only answers shorter than this
+  int bound = 0;      // > 0: only answers shorter than this; 0: no bound
   uint64_t seed = 0;  // breaks ties between equal values
   // Asked once a depth: true stops the search (no answer).
   std::function<bool()> stop;
@@ -36,6 +37,9 @@ struct BeamOptions {
   std::atomic<uint64_t>* expanded = nullptr;
   std::atomic<uint64_t>* generated = nullptr;
 };
+
+// The most a beam of `width` holds in memory at `depth`.
+uint64_t BeamBytes(const Grid& grid, uint64_t width, int depth);
 
 std::optional<std::vector<Dir>> BeamSearch(const Grid& grid, const GridHeuristic& heuristic, const GridState& start,
                                            const BeamOptions& options);

@@ -86,10 +86,14 @@ GridHeuristic::Value GridHeuristic::Move(const GridState& s, Value v, uint8_t* l
   const int from = s.blank();  // where the tile goes
   const int tile = s.at[to];
   v.manhattan += Manhattan(tile, from) - Manhattan(tile, to);
-  // A vertical slide keeps the tile's column order; only its rows change.
+  // A vertical slide keeps the tile's column order; only its rows change,
+  // and of those only one the tile belongs to: the order of a line's
+  // members is all its count reads, and a tile passing through leaves that
+  // as it was. So most moves recount no line.
   const bool vertical = grid_->Row(from) != grid_->Row(to);
   for (int index : vertical ? std::array<int, 2>{grid_->Row(from), grid_->Row(to)}
                             : std::array<int, 2>{kMaxGridSide + grid_->Col(from), kMaxGridSide + grid_->Col(to)}) {
+    if (home_key_[index][tile] < 0) continue;
     const int now = CountLine(s, index, tile, to, from);
     v.conflicts += 2 * (now - lines[index]);
     lines[index] = static_cast<uint8_t>(now);
