@@ -118,29 +118,55 @@ struct Counts {
   std::atomic<uint64_t> prover_generated{0};
   std::atomic<int> prover_iterations{0};
   std::atomic<int> width{0};
+  // The prover stopped as its next threshold could not finish in time.
+  std::atomic<bool> prover_gave_up{false};
   uint64_t expanded() const { return beam_expanded + prover_expanded; }
   uint64_t generated() const { return beam_generated + prover_generated; }
 };
 
-// The improver's rounds: beams of doubling width below the best length.
+// The improver's rounds: beams below the best length, each twice as wide as
+// the last, except that the last one before the time limit is only as wide
+// as fits in the time left (a beam's time is about proportional to its
+// width). A beam the limit cuts off gives nothing, and at 10 s that was a
+// third of the time; one that fits is another try with its own seed.
 struct Improver {
   const Grid& grid;
   const GridHeuristic& heuristic;
   const GridState& start;
-  int threads;
+  // Rises when the prover hands its threads over.
+  const std::atomic<int>& threads;
   uint64_t seed;
   uint64_t max_bytes;
+  absl::Time deadline;
 
-  // Round `round`'s beam; false, searching nothing, once the race has
-  // stopped or the beam would not fit in `max_bytes`.
-  bool Round(int round, Race& race, Counts& counts) const {
-    const uint64_t width = uint64_t{kFirstWidth} << round;
+  // Beams until the race stops or the next would not fit in `max_bytes`.
+  // After each, `turn(took)` runs (the prover's turn, when they take
+  // turns) and says whether it shares the time left with the beams.
+  void Run(Race& race, Counts& counts, const std::function<bool(absl::Duration)>& turn) const {
+    uint64_t width = kFirstWidth;
+    for (int round = 0;; ++round) {
+      const absl::Time began = absl::Now();
+      if (!Beam(round, width, race, counts)) return;
+      const absl::Duration took = absl::Now() - began;
+      const bool shared = turn(took);
+      width *= 2;
+      if (deadline != absl::InfiniteFuture() && took > absl::ZeroDuration()) {
+        // A fifth to spare: the beam's time varies with the board.
+        const double fits = 0.8 * absl::FDivDuration(deadline - absl::Now(), took) / (shared ? 2 : 1) / 2;
+        width = std::clamp<uint64_t>(static_cast<uint64_t>(fits * width), kFirstWidth, width);
+      }
+    }
+  }
+
+  // False, searching nothing, once the race has stopped or the beam would
+  // not fit in `max_bytes`.
+  bool Beam(int round, uint64_t width, Race& race, Counts& counts) const {
     const int bound = race.best_length();
     if (race.stopped() || BeamBytes(grid, width, bound) > max_bytes) return false;
     counts.width = static_cast<int>(width);
     BeamOptions options;
     options.width = static_cast<int>(width);
-    options.threads = threads;
+    options.threads = threads.load();
     options.bound = bound;
     options.seed = seed + round;
     options.stop = [&race] { return race.stopped(); };
@@ -153,14 +179,42 @@ struct Improver {
   }
 };
 
+// Whether the prover's next threshold can finish by the deadline: IDA*'s
+// iterations grow by a steady factor (the last two's ratio of nodes), so
+// the next takes about that factor times the last one's time. One that
+// cannot finish would raise no bound; its threads do better in the beams.
+class ThresholdForecast {
+ public:
+  explicit ThresholdForecast(absl::Time deadline) : deadline_(deadline), last_end_(absl::Now()) {}
+  // After each finished iteration; false once the next cannot finish.
+  bool NextFinishes(const IterationCheckpoint& c) {
+    const absl::Time now = absl::Now();
+    const uint64_t nodes = c.generated - generated_before_;
+    const double growth = nodes_last_ > 0 ? std::max(2.0, static_cast<double>(nodes) / nodes_last_) : 2.0;
+    const absl::Duration next = (now - last_end_) * growth;
+    generated_before_ = c.generated;
+    nodes_last_ = std::max<uint64_t>(1, nodes);
+    last_end_ = now;
+    return deadline_ == absl::InfiniteFuture() || now + next <= deadline_;
+  }
+
+ private:
+  absl::Time deadline_;
+  absl::Time last_end_;
+  uint64_t generated_before_ = 0;
+  uint64_t nodes_last_ = 0;
+};
+
 // The prover: IDA* with linear conflicts from the best bound known. Beside
-// other parts it runs on a thread of its own and stops when the race does
+// other parts it runs on threads of its own and stops when the race does
 // (or after `slice`, when it takes turns with the beams), the solve's loop
-// watching the request's cancel and limits for it. Alone (`alone`, set
-// with the solve's progress report) it runs on the solve's own thread and
-// watches them itself: a small board is proven in microseconds, and
+// watching the request's cancel and limits for it; it gives up once its
+// next threshold cannot finish before the deadline (ThresholdForecast),
+// and returns false then, as when it found its answer. Alone (`alone`,
+// set with the solve's progress report) it runs on the solve's own thread
+// and watches them itself: a small board is proven in microseconds, and
 // starting and polling a thread would cost ten times that.
-void Prove(const SolveRequest& request, int threads, absl::Time deadline, Race& race, Counts& counts,
+bool Prove(const SolveRequest& request, int threads, absl::Time deadline, Race& race, Counts& counts,
            const std::function<void()>* alone = nullptr, absl::Duration slice = absl::InfiniteDuration()) {
   SearchOptions options;
   options.threads = threads;
@@ -172,8 +226,13 @@ void Prove(const SolveRequest& request, int threads, absl::Time deadline, Race& 
     options.limits.max_depth = 0;
     options.limits.max_time = std::max(absl::ZeroDuration(), deadline - absl::Now());
     options.progress_interval = request.options.progress_interval;
-  } else {
-    options.cancel = &race.stop_token();
+  }
+  // Stopped with the race (seen at each progress report, every 20 ms) or
+  // when the next threshold cannot finish.
+  CancelToken give_up;
+  ThresholdForecast forecast(deadline);
+  if (alone == nullptr) {
+    options.cancel = &give_up;
     options.limits.max_memory_bytes = request.options.limits.max_memory_bytes;
     options.limits.max_time = slice;
     options.progress_interval = absl::Milliseconds(20);
@@ -185,15 +244,20 @@ void Prove(const SolveRequest& request, int threads, absl::Time deadline, Race& 
     counts.prover_expanded = expanded_before + p.expanded;
     counts.prover_generated = generated_before + p.generated;
     if (alone != nullptr && *alone) (*alone)();
+    if (race.stopped()) give_up.Cancel();
   };
-  options.on_checkpoint = [&race, &counts](const IterationCheckpoint& c) {
+  options.on_checkpoint = [&, alone](const IterationCheckpoint& c) {
     counts.prover_iterations = c.iterations;
     race.RaiseBound(c.next_bound);
+    if (alone == nullptr && !forecast.NextFinishes(c)) {
+      counts.prover_gave_up = true;
+      give_up.Cancel();
+    }
   };
   const Puzzle puzzle(request.goal);
   absl::StatusOr<SearchOutcome> outcome =
       RunSearch({"idastar", "linear-conflict", 1.0, options, {}}, puzzle, Puzzle::ToTiles(request.start));
-  if (!outcome.ok()) return;  // cannot happen: the names are known and need no tables
+  if (!outcome.ok()) return false;  // cannot happen: the names are known and need no tables
   counts.prover_expanded = expanded_before + outcome->stats.expanded;
   counts.prover_generated = generated_before + outcome->stats.generated;
   counts.prover_iterations = outcome->stats.iterations;
@@ -205,6 +269,7 @@ void Prove(const SolveRequest& request, int threads, absl::Time deadline, Race& 
               : outcome->status == SearchStatus::kNodeLimit ? "node limit"
                                                             : "searches finished");
   }
+  return outcome->status == SearchStatus::kTimeLimit && alone == nullptr;  // the slice ended
 }
 
 // How far a run is: of its time limit, or, if further, of the way from
@@ -264,7 +329,8 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
   const int prover_threads = prove_only ? threads : fits_prover && threads >= 2 ? 1 : 0;
   const int improver_threads = prove_only ? 0 : threads - prover_threads;
   const uint64_t max_bytes = limits.max_memory_bytes > 0 ? limits.max_memory_bytes : kDefaultBeamBytes;
-  const Improver improver{grid, heuristic, start, improver_threads, options.seed.value_or(0), max_bytes};
+  std::atomic<int> beam_threads{improver_threads};
+  const Improver improver{grid, heuristic, start, beam_threads, options.seed.value_or(0), max_bytes, deadline};
 
   // The solve ends with the widest beam, or when the last part ends (a
   // prover that a memory limit stopped leaves the beams to run on).
@@ -309,18 +375,22 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
       // loses it (the next restarts from the best bound), but the slices
       // double with the beams, so what is repeated stays a fixed share.
       launch([&] {
-        for (int round = 0;; ++round) {
-          const absl::Time began = absl::Now();
-          if (!improver.Round(round, race, counts)) break;
-          Prove(request, 1, deadline, race, counts, nullptr, absl::Now() - began);
-        }
+        bool proving = true;
+        improver.Run(race, counts, [&](absl::Duration took) {
+          if (proving) proving = Prove(request, 1, deadline, race, counts, nullptr, took);
+          return proving;
+        });
         race.Stop("widest beam searched");
       });
     } else {
-      if (prover_threads > 0) launch([&] { Prove(request, prover_threads, deadline, race, counts); });
+      if (prover_threads > 0) {
+        launch([&] {
+          Prove(request, prover_threads, deadline, race, counts);
+          beam_threads += prover_threads;  // from the next beam on
+        });
+      }
       launch([&] {
-        for (int round = 0; improver.Round(round, race, counts); ++round) {
-        }
+        improver.Run(race, counts, [](absl::Duration) { return false; });
         race.Stop("widest beam searched");
       });
     }
@@ -360,12 +430,14 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
     result.chosen = absl::StrCat("idastar with linear-conflict on ", threads, threads == 1 ? " thread" : " threads",
                                  ": a board of at most ", kProvenCells, " cells is proven quickly");
   } else {
-    result.chosen = absl::StrCat("anytime: a first answer by lines, then beams up to width ", counts.width.load(),
-                                 " over Manhattan distance and linear conflicts; the bound from ",
-                                 prover_threads > 0 ? absl::StrCat("idastar with linear-conflict (",
-                                                                   counts.prover_iterations.load(), " thresholds)")
-                                 : fits_prover      ? "the start's heuristic (one thread: no prover)"
-                                                    : "the start's heuristic (above 8x8: no prover)");
+    result.chosen = absl::StrCat(
+        "anytime: a first answer by lines, then beams up to width ", counts.width.load(),
+        " over Manhattan distance and linear conflicts; the bound from ",
+        fits_prover ? absl::StrCat("idastar with linear-conflict (", counts.prover_iterations.load(), " thresholds",
+                                   counts.prover_gave_up ? "; the next could not finish in time, so "
+                                                           "its thread joined the beams)"
+                                                         : ")")
+                    : "the start's heuristic (above 8x8: no prover)");
   }
   return result;
 }

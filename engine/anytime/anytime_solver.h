@@ -15,6 +15,9 @@
 //  - the prover: IDA* with linear conflicts (boards up to 8x8, one thread
 //    of the job's), whose every exhausted threshold is a lower bound on
 //    the optimal length, and whose answer, if it finds one, is optimal.
+//    Its thresholds grow steadily, so once the next one cannot finish
+//    before the time limit it stops and its thread joins the beams: on
+//    7x7 and 8x8 that is within the first seconds of a 10 s job.
 //
 // auto on a board of at most 16 cells gives the prover every thread after
 // the first answer: such boards are proven in seconds at most, and the

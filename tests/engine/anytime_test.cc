@@ -361,6 +361,27 @@ TEST(Anytime, TimeNodeAndMemoryLimitsBindWhileImproving) {
   }
 }
 
+// On 8x8 the prover's thresholds soon take longer than a short job has
+// left; it then gives its thread to the beams and says so, and the bound
+// it proved stays. Without a time limit it never gives up.
+TEST(Anytime, TheProverHandsItsThreadToTheBeamsWhenItsNextThresholdCannotFinish) {
+  std::mt19937_64 rng(21);
+  const Board goal = *GoalPreset("standard", 8, 8);
+  const Board start = RandomSolvableBoard(goal, rng);
+  absl::StatusOr<SolveResult> timed = Solve(Anytime(start, goal, absl::Seconds(3)));
+  ASSERT_TRUE(timed.ok()) << timed.status();
+  EXPECT_NE(timed->chosen.find("its thread joined the beams"), std::string::npos) << timed->chosen;
+  EXPECT_GT(timed->lower_bound, StartBound(start, goal));
+  ExpectReachesGoal(start, goal, *timed);
+
+  SolveRequest by_nodes = Anytime(start, goal, absl::InfiniteDuration());
+  by_nodes.options.limits.max_expanded = 20'000'000;
+  absl::StatusOr<SolveResult> untimed = Solve(by_nodes);
+  ASSERT_TRUE(untimed.ok()) << untimed.status();
+  EXPECT_EQ(untimed->stopped_by, "node limit");
+  EXPECT_EQ(untimed->chosen.find("joined the beams"), std::string::npos) << untimed->chosen;
+}
+
 TEST(Anytime, CancelStopsItWithin200MsAndKeepsTheAnswer) {
   std::mt19937_64 rng(10);
   const Board goal = *GoalPreset("standard", 8, 8);
