@@ -57,7 +57,6 @@ class Race {
   }
 
   bool stopped() const { return stop_.cancelled(); }
-  const CancelToken& stop_token() const { return stop_; }
   // Waits until stopped or `timeout` passes.
   void Wait(absl::Duration timeout) {
     absl::MutexLock lock(&mu_);
@@ -163,7 +162,8 @@ struct Improver {
   bool Beam(int round, uint64_t width, Race& race, Counts& counts) const {
     const int bound = race.best_length();
     if (race.stopped() || BeamBytes(grid, width, bound) > max_bytes) return false;
-    counts.width = static_cast<int>(width);
+    // The widest so far: the last beam may be narrower (it fits the time).
+    counts.width = std::max(counts.width.load(), static_cast<int>(width));
     BeamOptions options;
     options.width = static_cast<int>(width);
     options.threads = threads.load();
