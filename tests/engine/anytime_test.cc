@@ -49,6 +49,24 @@ void ExpectReachesGoal(const Board& start, const Board& goal, const SolveResult&
   EXPECT_EQ(end->tiles(), goal.tiles());
 }
 
+// Solves `r`, cancelling it `after` from the start; `lag` is how long the
+// solve took to return once cancelled.
+absl::StatusOr<SolveResult> SolveCancelledAfter(SolveRequest r, absl::Duration after, absl::Duration& lag) {
+  CancelToken cancel;
+  r.options.cancel = &cancel;
+  absl::Time cancelled_at;
+  std::thread canceller([&] {
+    absl::SleepFor(after);
+    cancelled_at = absl::Now();
+    cancel.Cancel();
+  });
+  absl::StatusOr<SolveResult> result = Solve(r);
+  const absl::Time returned = absl::Now();
+  canceller.join();
+  lag = returned - cancelled_at;
+  return result;
+}
+
 // A random goal (any arrangement) and a start that reaches it.
 std::pair<Board, Board> RandomProblem(int rows, int cols, std::mt19937_64& rng) {
   const Board goal = testing::RandomArrangement(rows, cols, rng);
@@ -229,19 +247,10 @@ TEST(Auto, ProvingASmallBoardHonoursEveryLimitAndKeepsTheFirstAnswer) {
   }
   {
     SolveRequest r = request();
-    CancelToken cancel;
-    r.options.cancel = &cancel;
-    absl::Time cancelled_at;
-    std::thread canceller([&] {
-      absl::SleepFor(absl::Milliseconds(300));
-      cancelled_at = absl::Now();
-      cancel.Cancel();
-    });
-    const absl::StatusOr<SolveResult> result = Solve(r);
-    const absl::Time returned = absl::Now();
-    canceller.join();
+    absl::Duration lag;
+    const absl::StatusOr<SolveResult> result = SolveCancelledAfter(r, absl::Milliseconds(300), lag);
     expect_stopped(result, "cancelled");
-    EXPECT_LT(returned - cancelled_at, testing::Scaled(absl::Milliseconds(200)));
+    EXPECT_LT(lag, testing::Scaled(absl::Milliseconds(200)));
   }
 }
 
@@ -388,22 +397,13 @@ TEST(Anytime, CancelStopsItWithin200MsAndKeepsTheAnswer) {
   const Board start = RandomSolvableBoard(goal, rng);
   for (int threads : {1, 2}) {
     SCOPED_TRACE(absl::StrCat(threads, " threads"));
-    CancelToken cancel;
-    SolveRequest r = Anytime(start, goal, absl::Seconds(60), threads);
-    r.options.cancel = &cancel;
-    absl::Time cancelled_at;
-    std::thread canceller([&] {
-      absl::SleepFor(absl::Milliseconds(500));
-      cancelled_at = absl::Now();
-      cancel.Cancel();
-    });
-    absl::StatusOr<SolveResult> result = Solve(r);
-    const absl::Time returned = absl::Now();
-    canceller.join();
+    absl::Duration lag;
+    const absl::StatusOr<SolveResult> result =
+        SolveCancelledAfter(Anytime(start, goal, absl::Seconds(60), threads), absl::Milliseconds(500), lag);
     ASSERT_TRUE(result.ok());
     EXPECT_EQ(result->status, SearchStatus::kCancelled);
     EXPECT_EQ(result->stopped_by, "cancelled");
-    EXPECT_LT(returned - cancelled_at, testing::Scaled(absl::Milliseconds(200)));
+    EXPECT_LT(lag, testing::Scaled(absl::Milliseconds(200)));
     ExpectReachesGoal(start, goal, *result);
   }
 }
