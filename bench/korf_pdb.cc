@@ -4,6 +4,7 @@
 //   korf_pdb --preset 6-6-3 --threads 0          ... on every core
 //   korf_pdb --file korf-taylor-24.txt --preset 6-6-6-6 --time_cap_s 900
 //   korf_pdb ... --pruning_length 2               without the move-pruning machine
+//   korf_pdb ... --zero_aware                     tables that count the blank's region
 //   korf_pdb ... --iterations --time_cap_s 600    each iteration's nodes, and a
 //                                                 projection for instances cut off
 //
@@ -32,6 +33,7 @@ ABSL_FLAG(int, first, 1, "first instance id");
 ABSL_FLAG(int, last, 100, "last instance id");
 ABSL_FLAG(double, time_cap_s, 0, "give up on an instance after this many seconds (0: never)");
 ABSL_FLAG(bool, mirror, true, "use the mirror (transpose) lookups");
+ABSL_FLAG(bool, zero_aware, false, "zero-aware tables: count the blank's region (engine/pdb/blank_extras.h)");
 ABSL_FLAG(int, pruning_length, npuzzle::SearchOptions().pruning_length,
           "move sequences compared by the pruning machine (2: only undoing moves are skipped)");
 ABSL_FLAG(bool, iterations, false,
@@ -74,6 +76,7 @@ int Main() {
   HeuristicOptions heuristic;
   heuristic.pdb_preset = absl::GetFlag(FLAGS_preset);
   heuristic.pdb_mirror = absl::GetFlag(FLAGS_mirror);
+  heuristic.pdb_zero_aware = absl::GetFlag(FLAGS_zero_aware);
   if (!absl::GetFlag(FLAGS_data_dir).empty()) heuristic.pdb_dir = absl::GetFlag(FLAGS_data_dir) + "/pdb";
   heuristic.on_message = [](absl::string_view m) {
     if (m.find("distance") == absl::string_view::npos) std::cout << "# " << m << "\n";

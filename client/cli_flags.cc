@@ -69,6 +69,8 @@ void TableFlags(CLI::App& c, Invocation& in) {
       ->check(CLI::Range(uint64_t{0}, kMaxMemoryMb).description(""));
   c.add_flag("--pdb-mirror", in.pdb_mirror,
              "also look up the transposed board in the pattern databases (on; --pdb-mirror=false: off)");
+  c.add_flag("--pdb-zero-aware", in.pdb_zero_aware,
+             "pattern tables that also count the blank's region: fewer nodes, about five times the memory");
   c.add_option("--data-dir", in.data_dir, "where pattern tables are cached (DIR/pdb)")
       ->envname("NPUZZLE_DATA_DIR")
       ->default_str("~/.cache/npuzzle");

@@ -40,6 +40,7 @@ struct Invocation {
   // Pattern tables.
   uint64_t pdb_cache_mb = 0;
   bool pdb_mirror = true;
+  bool pdb_zero_aware = false;
   std::string data_dir;
   // gen.
   int count = 1;

@@ -132,6 +132,7 @@ absl::StatusOr<SolveRequest> RequestOf(const Invocation& in, RequestFor where) {
   h.pdb_preset = in.pdb_preset;
   h.pdb_groups = in.pdb_groups;
   h.pdb_mirror = in.pdb_mirror;
+  h.pdb_zero_aware = in.pdb_zero_aware;
   h.pdb_cache_bytes = in.pdb_cache_mb << 20;
   if (!in.data_dir.empty()) h.pdb_dir = in.data_dir + "/pdb";
   h.on_message = [](absl::string_view message) { std::cerr << "npuzzle: " << message << "\n"; };

@@ -37,7 +37,10 @@ struct HeuristicOptions {
   // The cache's size budget; least recently used tables that no process
   // holds are evicted to stay within it. 0: DefaultPdbCacheBytes().
   uint64_t pdb_cache_bytes = 0;
-  bool pdb_mirror = true;     // also look up the transposed board when valid
+  bool pdb_mirror = true;  // also look up the transposed board when valid
+  // Tables that also count the blank's region (engine/pdb/blank_extras.h):
+  // stronger, and about five times the memory and cache space.
+  bool pdb_zero_aware = false;
   int pdb_build_threads = 0;  // 0: every core
   // Table building and loading news, one line each.
   std::function<void(absl::string_view)> on_message;

@@ -51,7 +51,8 @@ absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, co
                    [&](size_t a, size_t b) { return (*groups)[a].size() > (*groups)[b].size(); });
   std::vector<std::shared_ptr<const PatternTable>> tables(groups->size());
   for (size_t g : order) {
-    absl::StatusOr<std::shared_ptr<const PatternTable>> table = store.Table({puzzle.goal(), (*groups)[g]}, build);
+    absl::StatusOr<std::shared_ptr<const PatternTable>> table =
+        store.Table({puzzle.goal(), (*groups)[g], options.pdb_zero_aware}, build);
     if (!table.ok()) return table.status();
     tables[g] = *std::move(table);
   }
@@ -61,6 +62,8 @@ absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, co
                 .table = std::move(tables[g])};
     group.by_cells = group.table->by_cells();
     group.by_rank = group.table->data();
+    group.extras = group.table->extras();
+    group.free_cells = puzzle.cells() - static_cast<int>(tiles.size());
     group.tracked = group.by_cells != nullptr && g < PatternDatabase::kTrackedGroups;
     group.cell_weight.resize(tiles.size());
     for (uint32_t i = tiles.size(), weight = 1; i-- > 0; weight *= puzzle.cells()) group.cell_weight[i] = weight;

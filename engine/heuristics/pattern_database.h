@@ -11,6 +11,13 @@
 // position other than the one the blank is in, and drop by more than one.
 // A* reopens states for this; IDA* needs only admissibility.
 //
+// Zero-aware tables (pdb_zero_aware; engine/pdb/blank_extras.h) add the
+// extra a group's tiles need from the blank's actual region. Only a move
+// of the group's own tiles changes that region: another tile sliding
+// swaps the blank with a cell free to the group, inside the same region.
+// So a move still looks up only the moved tile's group (and its mirror),
+// with the blank where the tile was.
+//
 // No dual lookups (Felner, Zahavi et al. 2005): a state's dual is as far
 // from the goal as the state only while the blank is on its goal cell.
 // Otherwise the dual's path moves, in the blank's place, the tile whose
@@ -33,6 +40,7 @@
 #include "absl/status/statusor.h"
 #include "engine/heuristic_options.h"
 #include "engine/heuristics/manhattan.h"
+#include "engine/pdb/blank_extras.h"
 #include "engine/pdb/pattern_groups.h"
 #include "engine/pdb/pattern_table.h"
 #include "engine/pdb/placement.h"
@@ -84,12 +92,12 @@ class PatternDatabase {
     }
     for (size_t g = 0; g < groups_.size(); ++g) {
       const Group& group = groups_[g];
-      const uint8_t v = Lookup(g, s, 0, -1);
+      const uint8_t v = group.At(CellsAfter(group, s, 0, -1), s.blank());
       n.value = WithByte(n.value, g, v);
       n.sum += v;
       if (group.tracked) n.at[g] = group.CellIndex([&](int i) { return s.pos[group.tiles[i]]; });
       if (mirrored_) {
-        const uint8_t m = LookupMirror(g, s, 0, -1);
+        const uint8_t m = group.At(MirrorCellsAfter(group, s, 0, -1), transpose_[s.blank()]);
         n.mirror = WithByte(n.mirror, g, m);
         n.mirror_sum += m;
         if (group.tracked) {
@@ -115,9 +123,9 @@ class PatternDatabase {
       if (const Group& group = groups_[g]; group.tracked) {
         const uint32_t delta = Delta(tile, from, to);
         AddToLane(m.at, g, delta);
-        v = group.by_cells[n.at[g] + delta];
+        v = group.FromCellEntry(group.by_cells[n.at[g] + delta], CellsAfter(group, s, tile, to), from);
       } else {
-        v = Lookup(g, s, tile, to);
+        v = group.At(CellsAfter(group, s, tile, to), from);
       }
       m.sum += v - ByteOf(m.value, g);
       m.value = WithByte(m.value, g, v);
@@ -136,9 +144,10 @@ class PatternDatabase {
       if (const Group& group = groups_[mg]; group.tracked) {
         const uint32_t delta = MirrorDelta(tile, from, to);
         AddToLane(m->mirror_at, mg, delta);  // m came from n by MoveFirst, which leaves mirror_at alone
-        v = group.by_cells[n.mirror_at[mg] + delta];
+        v = group.FromCellEntry(group.by_cells[n.mirror_at[mg] + delta], MirrorCellsAfter(group, s, tile, to),
+                                transpose_[from]);
       } else {
-        v = LookupMirror(mg, s, tile, to);
+        v = group.At(MirrorCellsAfter(group, s, tile, to), transpose_[from]);
       }
       m->mirror_sum = n.mirror_sum + v - ByteOf(n.mirror, mg);
       m->mirror = WithByte(n.mirror, mg, v);
@@ -158,16 +167,40 @@ class PatternDatabase {
     std::vector<uint8_t> mirror_tiles;  // the tiles that play them on the transposed board
     PlacementIndexer indexer;
     std::shared_ptr<const PatternTable> table;
-    // The table's one layout, read here without going through the table.
+    // The table's one layout, read here without going through the table:
+    // by cells or by rank; and a zero-aware table's extras by rank.
     const uint8_t* by_cells = nullptr;
     const uint8_t* by_rank = nullptr;
+    const uint64_t* extras = nullptr;
+    int free_cells = 0;
     bool tracked = false;               // laid out by cells, and among the first kTrackedGroups
     std::vector<uint32_t> cell_weight;  // the place value of tile i's cell in the table's cell layout
 
-    // The entry for the placement with tile i on cell_of(i).
+    // The value for the placement with tile i on cell_of(i) and the blank
+    // on `blank`.
     template <class CellOf>
-    uint8_t At(CellOf cell_of) const {
-      return by_cells == nullptr ? by_rank[indexer.RankBy(cell_of)] : by_cells[CellIndex(cell_of)];
+    uint8_t At(CellOf cell_of, int blank) const {
+      if (by_cells != nullptr) return FromCellEntry(by_cells[CellIndex(cell_of)], cell_of, blank);
+      CellMask placed;
+      const uint64_t rank = indexer.RankBy(cell_of, &placed);
+      return extras == nullptr ? by_rank[rank] : PlusExtra(by_rank[rank], rank, placed, blank);
+    }
+
+    // The value from the placement's entry in the cell layout: a zero-aware
+    // table's marked entries go on to the extras.
+    template <class CellOf>
+    uint8_t FromCellEntry(uint8_t entry, CellOf cell_of, int blank) const {
+      if (extras == nullptr || (entry & kHasBlankExtras) == 0) [[likely]] {
+        return entry;
+      }
+      CellMask placed;
+      const uint64_t rank = indexer.RankBy(cell_of, &placed);
+      return PlusExtra(entry & ~kHasBlankExtras, rank, placed, blank);
+    }
+
+    uint8_t PlusExtra(int distance, uint64_t rank, CellMask placed, int blank) const {
+      return static_cast<uint8_t>(distance +
+                                  BlankExtraAt(extras, BlankExtraField(rank, free_cells, FreeRank(placed, blank))));
     }
 
     // The placement's place in the cell layout, which the table has.
@@ -202,21 +235,27 @@ class PatternDatabase {
 
   explicit PatternDatabase(const Puzzle& puzzle) : cells_(puzzle.cells()), manhattan_(puzzle) {}
 
-  // The value of group g with `tile` (0: none) moved to `to`.
-  uint8_t Lookup(size_t g, const Tiles& s, int tile, int to) const {
-    const Group& group = groups_[g];
-    return group.At([&](int i) {
-      const int t = group.tiles[i];
-      return t == tile ? to : s.pos[t];
-    });
-  }
+  // Where a group's tiles are once `tile` (0: none) has moved to `to`, on
+  // the board, or on the transposed board if `transpose` is given (then
+  // `tiles` are the ones playing the group's there).
+  struct CellsAfterMove {
+    const std::vector<uint8_t>& tiles;
+    const Tiles& s;
+    int tile;
+    int to;
+    const uint8_t* transpose = nullptr;
 
-  uint8_t LookupMirror(size_t g, const Tiles& s, int tile, int to) const {
-    const Group& group = groups_[g];
-    return group.At([&](int i) {
-      const int t = group.mirror_tiles[i];
-      return transpose_[t == tile ? to : s.pos[t]];
-    });
+    int operator()(int i) const {
+      const int t = tiles[i];
+      const int cell = t == tile ? to : s.pos[t];
+      return transpose == nullptr ? cell : transpose[cell];
+    }
+  };
+  static CellsAfterMove CellsAfter(const Group& group, const Tiles& s, int tile, int to) {
+    return {group.tiles, s, tile, to};
+  }
+  CellsAfterMove MirrorCellsAfter(const Group& group, const Tiles& s, int tile, int to) const {
+    return {group.mirror_tiles, s, tile, to, transpose_.data()};
   }
 
   int cells_;

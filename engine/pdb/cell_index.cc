@@ -1,10 +1,12 @@
 #include "engine/pdb/cell_index.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <thread>
 #include <vector>
 
+#include "engine/pdb/blank_extras.h"
 #include "engine/pdb/pattern_groups.h"
 #include "engine/pdb/placement.h"
 
@@ -20,12 +22,13 @@ uint64_t CellIndexEntries(int cells, int tiles) {
   return entries <= 2 * PatternEntries(cells, tiles) ? entries : 0;
 }
 
-AnonymousMemory BuildCellIndex(const uint8_t* dense, int cells, int tiles) {
-  const uint64_t entries = CellIndexEntries(cells, tiles);
-  if (entries == 0) return AnonymousMemory();
-  AnonymousMemory memory(entries);
-  if (!memory.ok()) return memory;
-  uint8_t* out = memory.as<uint8_t>();
+namespace {
+
+// Calls write(index, rank, placed) for every placement: its place in the
+// cell layout, its placement rank and its tiles' cells, from several
+// threads over disjoint ranks.
+template <class Write>
+void ForEachPlacement(int cells, int tiles, Write write) {
   const PlacementIndexer indexer(cells, tiles);
   // The last tile's digit has place value 1 in both layouts, so a run of
   // consecutive ranks fills the free cells of one block of the cell
@@ -39,14 +42,17 @@ AnonymousMemory BuildCellIndex(const uint8_t* dense, int cells, int tiles) {
     for (uint64_t r = first_run; r < end_run; ++r) {
       if (r > first_run) indexer.Advance(run, place, digit);
       uint64_t base = 0;
-      CellMask free = cells == 64 ? ~CellMask{0} : CellBit(cells) - 1;
+      CellMask placed = 0;
       for (int i = 0; i + 1 < tiles; ++i) {
         base = base * cells + place[i];
-        free &= ~CellBit(place[i]);
+        placed |= CellBit(place[i]);
       }
       base *= cells;
-      const uint8_t* in = dense + r * run;
-      for (; free != 0; free &= free - 1) out[base + std::countr_zero(free)] = *in++;
+      CellMask free = (cells == 64 ? ~CellMask{0} : CellBit(cells) - 1) & ~placed;
+      for (uint64_t rank = r * run; free != 0; free &= free - 1, ++rank) {
+        const int last = std::countr_zero(free);
+        write(base + last, rank, placed | CellBit(last));
+      }
     }
   };
   const uint64_t threads = std::clamp<uint64_t>(std::thread::hardware_concurrency(), 1, runs / 4096 + 1);
@@ -54,7 +60,35 @@ AnonymousMemory BuildCellIndex(const uint8_t* dense, int cells, int tiles) {
   for (uint64_t t = 1; t < threads; ++t) workers.emplace_back(fill, runs * t / threads, runs * (t + 1) / threads);
   fill(0, runs / threads);
   for (std::thread& w : workers) w.join();
-  return memory;
+}
+
+}  // namespace
+
+AnonymousMemory BuildCellIndex(const uint8_t* dense, int cells, int tiles, bool blank_aware) {
+  const uint64_t entries = CellIndexEntries(cells, tiles);
+  if (entries == 0) return AnonymousMemory();
+  AnonymousMemory memory(entries);
+  if (!memory.ok()) return memory;
+  uint8_t* out = memory.as<uint8_t>();
+  if (!blank_aware) {
+    ForEachPlacement(cells, tiles, [&](uint64_t index, uint64_t rank, CellMask) { out[index] = dense[rank]; });
+    return memory;
+  }
+  const uint64_t* extras = reinterpret_cast<const uint64_t*>(dense + BlankExtrasOffset(PatternEntries(cells, tiles)));
+  const int free_cells = cells - tiles;
+  std::atomic<bool> too_far{false};
+  ForEachPlacement(cells, tiles, [&](uint64_t index, uint64_t rank, CellMask) {
+    uint8_t entry = dense[rank];
+    if (entry & kHasBlankExtras) too_far.store(true, std::memory_order_relaxed);
+    for (int free_rank = 0; free_rank < free_cells; ++free_rank) {
+      if (BlankExtraFieldAt(extras, BlankExtraField(rank, free_cells, free_rank)) != 0) {
+        entry |= kHasBlankExtras;
+        break;
+      }
+    }
+    out[index] = entry;
+  });
+  return too_far.load() ? AnonymousMemory() : std::move(memory);
 }
 
 }  // namespace npuzzle

@@ -9,6 +9,13 @@
 // twice the dense one (six tiles on 5x5: 244 M entries against 127.5 M),
 // which it then replaces in memory, so that it never costs more than
 // twice the dense table.
+//
+// A zero-aware table (blank_extras.h) is laid out by cells as bytes too:
+// the distance, with its top bit set where the placement has extras for
+// some blank cell (a sixth of six-tile placements on 5x5). Only then does
+// a lookup go on to the extras, by placement rank. Whole 64-bit entries
+// holding every blank cell's extra made a lookup one read, but at eight
+// times the bytes, a 24-puzzle search ran 30% fewer nodes a second.
 #ifndef NPUZZLE_ENGINE_PDB_CELL_INDEX_H_
 #define NPUZZLE_ENGINE_PDB_CELL_INDEX_H_
 
@@ -22,9 +29,10 @@ namespace npuzzle {
 // when the table gets none.
 uint64_t CellIndexEntries(int cells, int tiles);
 
-// `dense`: the table by placement rank (PlacementIndexer). Not ok() when
-// the table gets no cell layout or the memory was refused.
-AnonymousMemory BuildCellIndex(const uint8_t* dense, int cells, int tiles);
+// `dense`: the table by placement rank (PlacementIndexer), followed by its
+// extras if `blank_aware`. Not ok() when the table gets no cell layout, the
+// memory was refused, or (blank-aware) a distance needs the top bit.
+AnonymousMemory BuildCellIndex(const uint8_t* dense, int cells, int tiles, bool blank_aware);
 
 }  // namespace npuzzle
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <span>
 #include <thread>
 
@@ -9,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "engine/pdb/anonymous_memory.h"
+#include "engine/pdb/blank_extras.h"
 #include "engine/pdb/packed_distances.h"
 #include "engine/pdb/placement.h"
 
@@ -175,22 +177,25 @@ class Builder {
         states_(indexer_.size() * free_cells_),
         words_((states_ + kStatesPerWord - 1) / kStatesPerWord),
         codes_memory_(words_ * 8),
+        extras_memory_(options.blank_aware ? BlankExtrasBytes(indexer_.size(), goal.cells(), indexer_.tiles()) : 0),
         distance_(indexer_.size(), std::clamp(options.distance_bits, 1, 8)),
         codes_(codes_memory_.as<uint64_t>()),
+        extras_(options.blank_aware ? extras_memory_.as<uint64_t>() : nullptr),
         options_(options) {
     uint8_t home[64];
     for (size_t i = 0; i < group.size(); ++i) {
       home[i] =
           static_cast<uint8_t>(std::find(goal.tiles().begin(), goal.tiles().end(), group[i]) - goal.tiles().begin());
     }
-    if (codes_memory_.ok() && distance_.ok())
-      Mark(StateOf(indexer_.Rank(home), home, CellBit(goal.blank())), /*code=*/1);
+    if (Allocated()) Mark(StateOf(indexer_.Rank(home), home, CellBit(goal.blank())), /*code=*/1);
   }
 
   absl::StatusOr<AnonymousMemory> Run() {
-    if (!codes_memory_.ok() || !distance_.ok()) {
+    if (!Allocated()) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "cannot allocate ", (codes_memory_.bytes() + distance_.bytes()) >> 20, " MiB to build a pattern table"));
+          "cannot allocate ",
+          (codes_memory_.bytes() + distance_.bytes() + (extras_ != nullptr ? extras_memory_.bytes() : 0)) >> 20,
+          " MiB to build a pattern table"));
     }
     for (int depth = 0;; ++depth) {
       if (static_cast<uint64_t>(depth) + 1 > distance_.max_value()) {
@@ -220,6 +225,8 @@ class Builder {
   }
 
  private:
+  bool Allocated() const { return codes_memory_.ok() && distance_.ok() && (extras_ == nullptr || extras_memory_.ok()); }
+
   // The state of a placement (`cells`, the group's tiles in order) with the
   // blank somewhere in `blank_side`.
   uint64_t StateOf(uint64_t rank, const uint8_t* cells, CellMask blank_side) const {
@@ -231,7 +238,8 @@ class Builder {
 
   // Distances outgrew their width: a byte an entry from here on.
   absl::Status Widen() {
-    const uint64_t bytes = codes_memory_.bytes() + distance_.bytes() + PackedDistances::Bytes(indexer_.size(), 8);
+    const uint64_t bytes = codes_memory_.bytes() + distance_.bytes() + PackedDistances::Bytes(indexer_.size(), 8) +
+                           (extras_ != nullptr ? extras_memory_.bytes() : 0);
     if (options_.max_memory_bytes != 0 && bytes > options_.max_memory_bytes) {
       return absl::ResourceExhaustedError(
           absl::StrCat("pattern distances outgrew ", distance_.bits(), " bits; widening them to a byte needs ",
@@ -266,7 +274,8 @@ class Builder {
   // Entries hold distance + 1 while building (0: not reached yet, which is
   // what fresh memory holds); every placement is reached, so one pass
   // takes each down to its distance. The scratch space goes first, so that
-  // the bytes of the result take its place.
+  // the bytes of the result take its place. A byte an entry rounds up to a
+  // whole word, which is where the extras go.
   absl::StatusOr<AnonymousMemory> FinishDistances() {
     codes_memory_ = AnonymousMemory();
     if (distance_.bits() != 8) {
@@ -277,7 +286,16 @@ class Builder {
     ForSlices(indexer_.size(), [d](uint64_t begin, uint64_t end) {
       for (uint64_t i = begin; i < end; ++i) --d[i];
     });
-    return bytes;
+    if (extras_ == nullptr) return bytes;
+    const uint64_t offset = BlankExtrasOffset(indexer_.size());
+    AnonymousMemory both(offset + extras_memory_.bytes());
+    if (!both.ok()) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("cannot allocate ", both.bytes() >> 20, " MiB for a zero-aware pattern table"));
+    }
+    std::memcpy(both.as<uint8_t>(), d, indexer_.size());
+    std::memcpy(both.as<uint8_t>() + offset, extras_, extras_memory_.bytes());
+    return both;
   }
 
   // Sets an unseen state's code; false if it already had one.
@@ -402,6 +420,7 @@ class Builder {
     // (through any blank region) holds its distance. Several threads may
     // write the same value.
     distance_.SetIfUnset(rank, depth + 1);
+    if (extras_ != nullptr) RecordExtra(rank, depth, placed, region);
 
     // A successor moves tile i from `from` to `to`. Digits before i keep
     // their value and digit i is recomputed. A later tile's digit counts
@@ -438,14 +457,31 @@ class Builder {
     return earlier.MarkAll(*this, next);
   }
 
+  // The placement's extra moves with the blank anywhere in `region`, past
+  // its distance (set by now, from this layer or an earlier one), halved
+  // (they are even; engine/pdb/blank_extras.h). Fresh memory holds 0,
+  // which most entries keep, so only the rest are written; a placement's
+  // fields may share a word with another thread's placements.
+  void RecordExtra(uint64_t rank, int depth, CellMask placed, CellMask region) {
+    const uint64_t extra = std::min<uint64_t>(kMaxBlankExtraField, (depth + 1 - distance_.Get(rank)) / 2);
+    if (extra == 0) return;
+    for (; region != 0; region &= region - 1) {
+      const uint64_t field = BlankExtraField(rank, free_cells_, FreeRank(placed, std::countr_zero(region)));
+      std::atomic_ref<uint64_t>(extras_[field / kBlankExtrasPerWord])
+          .fetch_or(extra << (field % kBlankExtrasPerWord * 2), std::memory_order_relaxed);
+    }
+  }
+
   const Geometry geometry_;
   const PlacementIndexer indexer_;
   const int free_cells_;
   const uint64_t states_;
   const uint64_t words_;
-  AnonymousMemory codes_memory_;  // two bits a state
-  PackedDistances distance_;      // an entry a placement
+  AnonymousMemory codes_memory_;   // two bits a state
+  AnonymousMemory extras_memory_;  // two bits a placement's free cell, if blank-aware
+  PackedDistances distance_;       // an entry a placement
   uint64_t* const codes_;
+  uint64_t* const extras_;
   const PatternBuildOptions& options_;
   static constexpr int kRunning = 0, kCancelled = 1, kDeadline = 2;
   const absl::Time start_ = absl::Now();
@@ -459,11 +495,15 @@ class Builder {
 
 }  // namespace
 
-uint64_t PatternBuildBytes(int cells, int group_size) {
+uint64_t PatternBuildBytes(int cells, int group_size, bool blank_aware) {
   const PlacementIndexer indexer(cells, group_size);
   const uint64_t scratch = (indexer.size() * (cells - group_size) + kStatesPerWord - 1) / kStatesPerWord * 8;
   const uint64_t entries = PackedDistances::Bytes(indexer.size(), kBuildDistanceBits);
-  return std::max(scratch, PackedDistances::Bytes(indexer.size(), 8)) + entries;
+  const uint64_t bytes = PackedDistances::Bytes(indexer.size(), 8);
+  if (!blank_aware) return std::max(scratch, bytes) + entries;
+  // At the end the entries, the extras and their copy behind the entries.
+  const uint64_t extras = BlankExtrasBytes(indexer.size(), cells, group_size);
+  return std::max(scratch + entries + extras, bytes + 2 * extras + BlankExtrasOffset(indexer.size()));
 }
 
 absl::StatusOr<AnonymousMemory> BuildPatternDistances(const Board& goal, const std::vector<int>& group,

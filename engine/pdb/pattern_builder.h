@@ -39,15 +39,18 @@ struct PatternBuildOptions {
   // takes memory beyond PatternBuildBytes: it is refused past this limit.
   int distance_bits = kBuildDistanceBits;
   uint64_t max_memory_bytes = 0;  // 0: none
+  // Also keep each placement's extra moves with the blank in each free
+  // cell (engine/pdb/blank_extras.h), after the plain entries.
+  bool blank_aware = false;
 };
 
 // Memory a build with kBuildDistanceBits entries takes at its peak (its scratch
 // space and its entries, or at the end its entries and its result).
-uint64_t PatternBuildBytes(int cells, int group_size);
+uint64_t PatternBuildBytes(int cells, int group_size, bool blank_aware);
 
 // `group` holds the pattern's tiles in ascending order; the result holds a
 // byte per entry, indexed by PlacementIndexer rank over their cells in that
-// order.
+// order, and then, if blank_aware, the extras.
 // Cancelled or DeadlineExceeded when told to stop (within a few
 // milliseconds); ResourceExhausted when its memory cannot be had.
 absl::StatusOr<AnonymousMemory> BuildPatternDistances(const Board& goal, const std::vector<int>& group,

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "engine/pdb/blank_extras.h"
 #include "engine/pdb/cell_index.h"
 #include "engine/pdb/pattern_groups.h"
 #include "engine/pdb/placement.h"
@@ -22,7 +23,8 @@ namespace npuzzle {
 namespace {
 
 constexpr char kMagic[8] = {'N', 'P', 'Z', 'P', 'D', 'B', '\n', '\0'};
-constexpr uint32_t kFormatVersion = 1;
+// Version 2 added blank_aware.
+constexpr uint32_t kFormatVersion = 2;
 // The data starts on a page boundary so it can be mapped as it lies.
 constexpr uint64_t kDataOffset = 4096;
 
@@ -32,6 +34,7 @@ struct Header {
   uint32_t rows;
   uint32_t cols;
   uint32_t group_size;
+  uint32_t blank_aware;
   uint8_t goal[kMaxCells];
   uint8_t group[kMaxCells];
   uint64_t entries;
@@ -47,6 +50,7 @@ Header MakeHeader(const PatternKey& key, uint64_t entries, uint32_t data_crc) {
   h.rows = key.goal.rows();
   h.cols = key.goal.cols();
   h.group_size = static_cast<uint32_t>(key.group.size());
+  h.blank_aware = key.blank_aware;
   for (int c = 0; c < key.goal.cells(); ++c) h.goal[c] = static_cast<uint8_t>(key.goal.at(c));
   for (size_t i = 0; i < key.group.size(); ++i) h.group[i] = static_cast<uint8_t>(key.group[i]);
   h.entries = entries;
@@ -90,14 +94,22 @@ absl::Status Damaged(const std::string& path, absl::string_view why) {
 std::string PatternKey::FileName() const {
   std::vector<uint8_t> goal_bytes(goal.tiles().begin(), goal.tiles().end());
   const uLong goal_crc = crc32_z(0, goal_bytes.data(), goal_bytes.size());
-  return absl::StrFormat("pdb-%s-%08x-%s.bin", goal.Dimensions(), goal_crc, absl::StrJoin(group, "_"));
+  return absl::StrFormat("pdb-%s-%08x-%s%s.bin", goal.Dimensions(), goal_crc, absl::StrJoin(group, "_"),
+                         blank_aware ? "-zero" : "");
 }
 
 std::string PatternKey::Describe() const {
-  return absl::StrCat(goal.Dimensions(), " goal ", goal.ToString(), " tiles ", absl::StrJoin(group, ","));
+  return absl::StrCat(goal.Dimensions(), " goal ", goal.ToString(), " tiles ", absl::StrJoin(group, ","),
+                      blank_aware ? " zero-aware" : "");
 }
 
-uint64_t PatternTable::FileBytes(uint64_t entries) { return kDataOffset + entries; }
+uint64_t PatternKey::DataBytes() const {
+  const int tiles = static_cast<int>(group.size());
+  const uint64_t entries = PatternEntries(goal.cells(), tiles);
+  return blank_aware ? BlankExtrasOffset(entries) + BlankExtrasBytes(entries, goal.cells(), tiles) : entries;
+}
+
+uint64_t PatternTable::FileBytes(const PatternKey& key) { return kDataOffset + key.DataBytes(); }
 
 PatternTable::~PatternTable() {
   if (mapping_ != nullptr) munmap(mapping_, mapping_bytes_);
@@ -117,11 +129,23 @@ void PatternTable::SetShape(const PatternKey& key) {
   cells_ = key.goal.cells();
   tiles_ = static_cast<int>(key.group.size());
   size_ = PatternEntries(cells_, tiles_);
+  blank_aware_ = key.blank_aware;
+  extras_ = blank_aware_ ? reinterpret_cast<const uint64_t*>(data_ + BlankExtrasOffset(size_)) : nullptr;
 }
 
 void PatternTable::AddCellIndex(const PatternKey& key) {
-  by_cells_ = BuildCellIndex(data_, key.goal.cells(), static_cast<int>(key.group.size()));
+  by_cells_ = BuildCellIndex(data_, key.goal.cells(), static_cast<int>(key.group.size()), key.blank_aware);
   if (!by_cells_.ok()) return;
+  if (blank_aware_) {
+    const uint64_t bytes = BlankExtrasBytes(size_, cells_, tiles_);
+    extras_copy_ = AnonymousMemory(bytes);
+    if (!extras_copy_.ok()) {
+      by_cells_ = AnonymousMemory();
+      return;
+    }
+    std::memcpy(extras_copy_.as<uint64_t>(), extras_, bytes);
+    extras_ = extras_copy_.as<uint64_t>();
+  }
   munmap(mapping_, mapping_bytes_);
   mapping_ = nullptr;
   data_ = nullptr;
@@ -133,7 +157,16 @@ uint8_t PatternTable::operator[](uint64_t rank) const {
   PlacementIndexer(cells_, tiles_).Unrank(rank, cell);
   uint64_t index = 0;
   for (int i = 0; i < tiles_; ++i) index = index * cells_ + cell[i];
-  return by_cells()[index];
+  return by_cells()[index] & (blank_aware_ ? ~kHasBlankExtras : 0xFF);
+}
+
+int PatternTable::Value(uint64_t rank, int blank) const {
+  if (!blank_aware_) return (*this)[rank];
+  uint8_t cell[kMaxCells];
+  PlacementIndexer(cells_, tiles_).Unrank(rank, cell);
+  CellMask placed = 0;
+  for (int i = 0; i < tiles_; ++i) placed |= CellBit(cell[i]);
+  return (*this)[rank] + BlankExtraAt(extras_, BlankExtraField(rank, cells_ - tiles_, FreeRank(placed, blank)));
 }
 
 absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std::string& path, const PatternKey& key) {
@@ -147,6 +180,7 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std
     return Damaged(path, "shorter than its header");
   }
   const uint64_t entries = PatternEntries(key.goal.cells(), static_cast<int>(key.group.size()));
+  const uint64_t data_bytes = key.DataBytes();
   const Header expected = MakeHeader(key, entries, h.data_crc);
   absl::Status problem;
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) {
@@ -158,8 +192,8 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std
     problem = Damaged(path, "header checksum mismatch");
   } else if (std::memcmp(&h, &expected, offsetof(Header, data_crc)) != 0) {
     problem = Damaged(path, absl::StrCat("made for another board, goal or group (wanted ", key.Describe(), ")"));
-  } else if (static_cast<uint64_t>(st.st_size) != kDataOffset + entries) {
-    problem = Damaged(path, absl::StrFormat("size %d bytes, expected %d", st.st_size, kDataOffset + entries));
+  } else if (static_cast<uint64_t>(st.st_size) != kDataOffset + data_bytes) {
+    problem = Damaged(path, absl::StrFormat("size %d bytes, expected %d", st.st_size, kDataOffset + data_bytes));
   }
   if (!problem.ok()) {
     close(fd);
@@ -191,7 +225,7 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PatternTable::Load(const std
   t->mapping_ = memory.Release();
   t->data_ = static_cast<const uint8_t*>(t->mapping_) + kDataOffset;
   t->SetShape(key);
-  if (Crc(t->data_, entries) != h.data_crc) return Damaged(path, "data checksum mismatch");
+  if (Crc(t->data_, data_bytes) != h.data_crc) return Damaged(path, "data checksum mismatch");
   // Save writes zeros between the header and the data; anything else
   // there means the file was changed, and none but Save's files are used.
   const uint8_t* gap = static_cast<const uint8_t*>(t->mapping_) + sizeof(Header);
@@ -210,12 +244,13 @@ absl::Status PatternTable::Save(const std::string& path, const PatternKey& key) 
   const std::string temp = absl::StrCat(path, ".tmp.", getpid());
   const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return absl::InternalError(absl::StrCat("cannot write ", temp, ": ", std::strerror(errno)));
-  const Header h = MakeHeader(key, size_, Crc(data_, size_));
+  const uint64_t data_bytes = key.DataBytes();
+  const Header h = MakeHeader(key, size_, Crc(data_, data_bytes));
   std::vector<uint8_t> head(kDataOffset, 0);
   std::memcpy(head.data(), &h, sizeof h);
   bool ok = write(fd, head.data(), head.size()) == static_cast<ssize_t>(head.size());
-  for (uint64_t done = 0; ok && done < size_;) {
-    const ssize_t n = write(fd, data_ + done, std::min<uint64_t>(size_ - done, 1 << 26));
+  for (uint64_t done = 0; ok && done < data_bytes;) {
+    const ssize_t n = write(fd, data_ + done, std::min<uint64_t>(data_bytes - done, 1 << 26));
     ok = n > 0;
     done += ok ? n : 0;
   }

@@ -20,18 +20,24 @@
 #include "absl/status/statusor.h"
 #include "engine/board.h"
 #include "engine/pdb/anonymous_memory.h"
+#include "engine/pdb/placement.h"
 
 namespace npuzzle {
 
-// What a table is for: the board shape and goal, and the group's tiles.
+// What a table is for: the board shape and goal, the group's tiles, and
+// whether it keeps the blank's extras (blank_extras.h).
 struct PatternKey {
   Board goal;
   std::vector<int> group;  // ascending
+  bool blank_aware = false;
 
-  // "pdb-4x4-<goal hash>-<group>.bin": readable, and distinct for
-  // distinct keys up to a hash collision, which the header check catches.
+  // "pdb-4x4-<goal hash>-<group>.bin", "...-zero.bin" if blank-aware:
+  // readable, and distinct for distinct keys up to a hash collision, which
+  // the header check catches.
   std::string FileName() const;
-  std::string Describe() const;  // "4x4 goal 0 1 2 ... group 1,2,3"
+  std::string Describe() const;  // "4x4 goal 0 1 2 ... tiles 1,2,3[ zero-aware]"
+  // The bytes of the table's data: its entries, then any extras.
+  uint64_t DataBytes() const;
 };
 
 class PatternTable {
@@ -61,17 +67,25 @@ class PatternTable {
   // laid out by cells cannot be saved (FailedPrecondition).
   absl::Status Save(const std::string& path, const PatternKey& key) const;
 
-  // The size of the file holding a table of `entries` entries.
-  static uint64_t FileBytes(uint64_t entries);
+  // The size of the file holding the table for `key`.
+  static uint64_t FileBytes(const PatternKey& key);
 
   // The distance of the placement of this rank (PlacementIndexer), from
-  // whichever layout the table holds. Lookups in a search read the layouts
-  // directly.
+  // whichever layout the table holds: its minimum over blank cells.
+  // Lookups in a search read the layouts directly.
   uint8_t operator[](uint64_t rank) const;
+  // The same with the blank on `blank` (a cell the placement leaves free);
+  // more than operator[] only in a blank-aware table.
+  int Value(uint64_t rank, int blank) const;
   // The distances by placement rank, or null once laid out by cells.
   const uint8_t* data() const { return data_; }
-  // The distances by cells (engine/pdb/cell_index.h), or null.
+  // A blank-aware table's extras by placement rank (blank_extras.h), in
+  // either layout; null in a plain table.
+  const uint64_t* extras() const { return extras_; }
+  // The distances by cells (engine/pdb/cell_index.h; with kHasBlankExtras
+  // where a blank-aware table's placement has extras), or null.
   const uint8_t* by_cells() const { return by_cells_.as<uint8_t>(); }
+  bool blank_aware() const { return blank_aware_; }
   uint64_t size() const { return size_; }
   bool from_file() const { return fd_ >= 0; }  // read from its cache file, not just built
 
@@ -80,6 +94,8 @@ class PatternTable {
   void SetShape(const PatternKey& key);
 
   const uint8_t* data_ = nullptr;
+  const uint64_t* extras_ = nullptr;
+  bool blank_aware_ = false;
   uint64_t size_ = 0;
   int cells_ = 0;
   int tiles_ = 0;
@@ -87,6 +103,7 @@ class PatternTable {
   uint64_t mapping_bytes_ = 0;
   int fd_ = -1;  // the file it was read from, with a shared lock while in use
   AnonymousMemory by_cells_;
+  AnonymousMemory extras_copy_;  // a blank-aware table's extras, once its dense layout is let go
 };
 
 }  // namespace npuzzle

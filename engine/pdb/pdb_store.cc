@@ -183,8 +183,7 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::LoadOrBuild(const 
   if (!absl::IsNotFound(loaded.status())) Say(options, absl::StrCat(loaded.status().message(), "; rebuilding it"));
 
   const uint64_t budget = options.cache_budget_bytes != 0 ? options.cache_budget_bytes : DefaultPdbCacheBytes();
-  const uint64_t file_bytes =
-      PatternTable::FileBytes(PatternEntries(key.goal.cells(), static_cast<int>(key.group.size())));
+  const uint64_t file_bytes = PatternTable::FileBytes(key);
   if (file_bytes > budget) {
     return absl::FailedPreconditionError(
         absl::StrFormat("pattern table for tiles %s takes %d MiB on disk, more than the table cache budget of %d MiB "
@@ -210,7 +209,7 @@ absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::LoadOrBuild(const 
 absl::StatusOr<std::shared_ptr<PatternTable>> PdbStore::Build(const PatternKey& key, const PdbBuildOptions& options) {
   const HeuristicBuildLimits& limits = options.limits;
   const std::string tiles = absl::StrJoin(key.group, ",");
-  const uint64_t needs = PatternBuildBytes(key.goal.cells(), static_cast<int>(key.group.size()));
+  const uint64_t needs = PatternBuildBytes(key.goal.cells(), static_cast<int>(key.group.size()), key.blank_aware);
   if (limits.max_memory_bytes != 0 && needs > limits.max_memory_bytes) {
     return absl::ResourceExhaustedError(
         absl::StrFormat("building the pattern table for tiles %s needs %d MiB, more than the memory limit of %d MiB",
@@ -221,6 +220,7 @@ absl::StatusOr<std::shared_ptr<PatternTable>> PdbStore::Build(const PatternKey& 
   build.cancel = limits.cancel;
   build.deadline = limits.deadline;
   build.max_memory_bytes = limits.max_memory_bytes;
+  build.blank_aware = key.blank_aware;
   build.progress_interval = limits.activity_interval;
   int reported_depth = -1;
   build.on_progress = [&](const PatternBuildProgress& p) {

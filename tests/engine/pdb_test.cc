@@ -93,8 +93,9 @@ TEST(PlacementIndexer, AdvanceMatchesUnrank) {
 
 // An independent truth for one table: 0-1 breadth-first search over every
 // (placement, blank cell), where sliding a group tile costs one and any
-// other tile nothing; a placement's distance is its least over blank cells.
-std::vector<uint8_t> ZeroOneBfsTable(const Board& goal, const std::vector<int>& group) {
+// other tile nothing. By placement rank x cells + blank cell; UINT8_MAX
+// where the blank would share a tile's cell.
+std::vector<uint8_t> ZeroOneBfsDistances(const Board& goal, const std::vector<int>& group) {
   const int cells = goal.cells();
   const int k = static_cast<int>(group.size());
   const PlacementIndexer indexer(cells, k);
@@ -127,7 +128,14 @@ std::vector<uint8_t> ZeroOneBfsTable(const Board& goal, const std::vector<int>& 
       }
     }
   }
-  std::vector<uint8_t> table(indexer.size(), UINT8_MAX);
+  return seen;
+}
+
+// A placement's distance is its least over blank cells.
+std::vector<uint8_t> ZeroOneBfsTable(const Board& goal, const std::vector<int>& group) {
+  const std::vector<uint8_t> seen = ZeroOneBfsDistances(goal, group);
+  const uint64_t cells = goal.cells();
+  std::vector<uint8_t> table(seen.size() / cells, UINT8_MAX);
   for (uint64_t s = 0; s < seen.size(); ++s) table[s / cells] = std::min(table[s / cells], seen[s]);
   return table;
 }
@@ -182,12 +190,69 @@ TEST(PatternBuilder, MatchesZeroOneBfsOnEveryShape) {
   }
 }
 
+// A zero-aware table's value for every placement and every free blank cell
+// is the 0-1 search's distance (up to the placement's least plus 6, where
+// the extras saturate), in the dense layout and in the cell layout where
+// one is made; on shapes and goals where tiles wall off corners and
+// pockets, and on boards above 16 cells (regions by flood fill). Extras
+// are even, as the table's format assumes.
+TEST(PatternBuilder, ZeroAwareTablesMatchZeroOneBfsForEveryBlankCell) {
+  struct Case {
+    int rows, cols;
+    std::vector<int> group;
+  };
+  const std::vector<Case> cases = {
+      {3, 3, {1, 2, 3}}, {2, 2, {1}},    {4, 4, {1, 5, 6}},    {3, 7, {2, 3, 10}}, {4, 5, {1, 2, 3, 6}},
+      {5, 5, {1, 6, 7}}, {8, 8, {1, 9}}, {3, 4, {2, 5, 6, 7}}, {7, 3, {4, 5, 8}},  {4, 4, {2, 3, 5, 6, 9}}};
+  int more_than_least = 0, saturated = 0;
+  for (const Case& c : cases) {
+    for (const char* preset : {"standard", "blank-first", "snail"}) {
+      const PatternKey key{*GoalPreset(preset, c.rows, c.cols), c.group, /*blank_aware=*/true};
+      const int cells = key.goal.cells();
+      const int k = static_cast<int>(c.group.size());
+      PatternBuildOptions options;
+      options.threads = 2;
+      options.blank_aware = true;
+      absl::StatusOr<AnonymousMemory> built = BuildPatternDistances(key.goal, key.group, options);
+      ASSERT_TRUE(built.ok()) << built.status();
+      const std::shared_ptr<PatternTable> table = PatternTable::FromMemory(*std::move(built), key);
+      const std::vector<uint8_t> truth = ZeroOneBfsDistances(key.goal, key.group);
+      const PlacementIndexer indexer(cells, k);
+      std::vector<uint8_t> at(k);
+      const auto check = [&](absl::string_view layout) {
+        for (uint64_t rank = 0; rank < indexer.size(); ++rank) {
+          indexer.Unrank(rank, at.data());
+          int least = UINT8_MAX;
+          for (int blank = 0; blank < cells; ++blank) least = std::min<int>(least, truth[rank * cells + blank]);
+          ASSERT_EQ((*table)[rank], least) << key.Describe() << " placement " << rank << " " << layout;
+          for (int blank = 0; blank < cells; ++blank) {
+            if (std::find(at.begin(), at.end(), blank) != at.end()) continue;
+            const int exact = truth[rank * cells + blank];
+            ASSERT_EQ((exact - least) % 2, 0) << key.Describe() << " placement " << rank << " blank on " << blank;
+            const int want = std::min(exact, least + 6);
+            ASSERT_EQ(table->Value(rank, blank), want)
+                << key.Describe() << " placement " << rank << " blank on " << blank << " " << layout;
+            more_than_least += want > least;
+            saturated += exact > least + 6;
+          }
+        }
+      };
+      check("by rank");
+      table->AddCellIndex(key);
+      if (table->by_cells() != nullptr) check("by cells");
+    }
+  }
+  // The cases reach both kinds of entry the extras exist for.
+  EXPECT_GT(more_than_least, 0);
+  EXPECT_GT(saturated, 0);
+}
+
 // Widening takes memory beyond PatternBuildBytes, and the limit binds it.
 TEST(PatternBuilder, WideningPastTheMemoryLimitIsRefused) {
   const Board goal = *GoalPreset("standard", 4, 4);
   PatternBuildOptions options;
   options.distance_bits = 2;
-  options.max_memory_bytes = PatternBuildBytes(16, 4);
+  options.max_memory_bytes = PatternBuildBytes(16, 4, false);
   absl::StatusOr<AnonymousMemory> built = BuildPatternDistances(goal, {1, 2, 3, 4}, options);
   EXPECT_EQ(built.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(built.status().message(), HasSubstr("outgrew 2 bits"));
@@ -277,11 +342,14 @@ TEST(PatternDatabase, AdmissibleOnSmallBoards) {
         Case{*GoalPreset("snail", 2, 5), "1,2,3,4,5"},  // the rest by Manhattan
         Case{*GoalPreset("standard", 4, 2), "1,2,3,4/5,6,7"}}) {
     for (bool mirror : {true, false}) {
-      HeuristicOptions o;
-      o.pdb_dir = dir.path();
-      o.pdb_groups = c.groups;
-      o.pdb_mirror = mirror;
-      CheckAgainstBfs(c.goal, o, /*exact=*/false);
+      for (bool zero_aware : {false, true}) {
+        HeuristicOptions o;
+        o.pdb_dir = dir.path();
+        o.pdb_groups = c.groups;
+        o.pdb_mirror = mirror;
+        o.pdb_zero_aware = zero_aware;
+        CheckAgainstBfs(c.goal, o, /*exact=*/false);
+      }
     }
   }
 }
@@ -292,13 +360,20 @@ TEST(PatternDatabase, IncrementalUpdatesMatchFromScratch) {
   std::mt19937_64 rng(3);
   const HeuristicOptions three = SharedTables("5-5-5");
   const HeuristicOptions most = SharedTables("", "1,2/3,4/5,6/7,8/9,10/11,12/13,14/15");
+  // Zero-aware: by rank with extras (five tiles on 4x4 get no cell
+  // layout), and by cells in 64-bit entries (two tiles).
+  const auto zero_aware = [](HeuristicOptions o) {
+    o.pdb_zero_aware = true;
+    return o;
+  };
+  const HeuristicOptions three_zero_aware = zero_aware(three), most_zero_aware = zero_aware(most);
   for (const char* goal_name : {"blank-first", "standard", "snail"}) {
-    for (const HeuristicOptions* options : {&three, &most}) {
+    for (const HeuristicOptions* options : {&three, &most, &three_zero_aware, &most_zero_aware}) {
       const Board goal = *GoalPreset(goal_name, 4, 4);
       const Puzzle puzzle(goal);
       absl::StatusOr<PatternDatabase> db = PatternDatabase::Create(puzzle, *options);
       ASSERT_TRUE(db.ok()) << db.status();
-      if (options == &three) {
+      if (options->pdb_preset == "5-5-5") {
         EXPECT_EQ(db->mirrored(), std::string(goal_name) != "snail");
       } else {
         EXPECT_EQ(db->groups().size(), kMaxPatternGroups);
@@ -337,25 +412,33 @@ TEST(PatternDatabase, NeverAboveKorfsOptimalLengths) {
 // move pruning from the first pass, the rest with the quick machine from
 // early on and the full-length one from whichever pass comes after its
 // build (on its own thread) is done.
+// With zero-aware tables too, which must search fewer nodes in all: their
+// values are never below the plain tables' (checked below on 5x5).
 TEST(PatternDatabase, SolvesKorfInstancesOptimally) {
   const Board goal = *GoalPreset("blank-first", 4, 4);
   const std::vector<KorfInstance> korf = LoadKorfInstances("korf100.txt", 4);
-  int solved = 0;
-  for (int id : {2, 5, 6, 8, 9, 12, 16, 22, 24, 26, 27, 29, 31, 34, 35}) {
-    const KorfInstance& k = korf[id - 1];
-    SolveRequest request{k.start, goal, "idastar", "pdb"};
-    request.heuristic_options = SharedTables("6-6-3");
-    request.options.threads = id % 2 == 0 ? 2 : 1;
-    request.options.pruning_after_generated = id % 3 != 0 ? 0 : 20000;
-    absl::StatusOr<SolveResult> r = Solve(request);
-    ASSERT_TRUE(r.ok()) << r.status();
-    ASSERT_EQ(r->status, SearchStatus::kSolved) << k.id;
-    EXPECT_TRUE(r->optimal);
-    EXPECT_EQ(static_cast<int>(r->moves.size()), k.optimal_length) << "instance " << k.id;
-    EXPECT_EQ(*ApplyMoves(k.start, r->moves), goal);
-    ++solved;
+  uint64_t generated[2] = {0, 0};
+  for (bool zero_aware : {false, true}) {
+    int solved = 0;
+    for (int id : {2, 5, 6, 8, 9, 12, 16, 22, 24, 26, 27, 29, 31, 34, 35}) {
+      const KorfInstance& k = korf[id - 1];
+      SolveRequest request{k.start, goal, "idastar", "pdb"};
+      request.heuristic_options = SharedTables("6-6-3");
+      request.heuristic_options.pdb_zero_aware = zero_aware;
+      request.options.threads = id % 2 == 0 ? 2 : 1;
+      request.options.pruning_after_generated = id % 3 != 0 ? 0 : 20000;
+      absl::StatusOr<SolveResult> r = Solve(request);
+      ASSERT_TRUE(r.ok()) << r.status();
+      ASSERT_EQ(r->status, SearchStatus::kSolved) << k.id;
+      EXPECT_TRUE(r->optimal);
+      EXPECT_EQ(static_cast<int>(r->moves.size()), k.optimal_length) << "instance " << k.id;
+      EXPECT_EQ(*ApplyMoves(k.start, r->moves), goal);
+      generated[zero_aware] += r->stats.generated;
+      ++solved;
+    }
+    EXPECT_EQ(solved, 15);
   }
-  EXPECT_EQ(solved, 15);
+  EXPECT_LT(generated[1], generated[0]);
 }
 
 // --- the cell layout (engine/pdb/cell_index.h) ---
@@ -429,28 +512,37 @@ TEST(CellIndex, EveryTableAStoreHandsOutHasIt) {
 // from them, the sums of the tables' entries found here by placement rank
 // (EveryPlacementMatchesTheDenseTable checks those against the dense
 // tables).
-TEST(CellIndex, DatabaseLookupsMatchTheTablesByRank) {
+// Zero-aware tables the same way, and their sums never below the plain ones.
+void ExpectDatabaseLookupsMatchTheTablesByRank(bool zero_aware) {
   std::mt19937_64 rng(11);
   const Board goal = *GoalPreset("blank-first", 5, 5);
   const Puzzle puzzle(goal);
-  const HeuristicOptions options = SharedTables("", "1,2,5,6/3,4,8,9/7,12,13,14/10,11,15,16/20,21,22/17,18,19,23,24");
+  HeuristicOptions options = SharedTables("", "1,2,5,6/3,4,8,9/7,12,13,14/10,11,15,16/20,21,22/17,18,19,23,24");
+  options.pdb_zero_aware = zero_aware;
   absl::StatusOr<PatternDatabase> db = PatternDatabase::Create(puzzle, options);
   ASSERT_TRUE(db.ok()) << db.status();
   ASSERT_TRUE(db->mirrored());
   PdbStore& store = PdbStore::ForDirectory(options.pdb_dir);
   std::vector<std::shared_ptr<const PatternTable>> tables;
   for (const std::vector<int>& group : db->groups()) {
-    tables.push_back(*store.Table({goal, group}, PdbBuildOptions{}));
+    tables.push_back(*store.Table({goal, group, zero_aware}, PdbBuildOptions{}));
     ASSERT_NE(tables.back()->by_cells(), nullptr);
   }
+  HeuristicOptions plain_options = options;
+  plain_options.pdb_zero_aware = false;
+  const PatternDatabase plain = *PatternDatabase::Create(puzzle, plain_options);
+  int above_plain = 0;
   const auto dense_sum = [&](const Tiles& s) {
     int sum = 0;
     for (size_t g = 0; g < tables.size(); ++g) {
       const std::vector<int>& group = db->groups()[g];
       std::vector<uint8_t> at;
       for (int t : group) at.push_back(s.pos[t]);
-      sum += (*tables[g])[PlacementIndexer(25, static_cast<int>(group.size())).Rank(at.data())];
+      sum += tables[g]->Value(PlacementIndexer(25, static_cast<int>(group.size())).Rank(at.data()), s.blank());
     }
+    const int plain_sum = plain.Start(s).sum;
+    EXPECT_GE(sum, plain_sum);
+    above_plain += sum > plain_sum;
     return sum;
   };
   for (int board = 0; board < 50; ++board) {
@@ -472,7 +564,14 @@ TEST(CellIndex, DatabaseLookupsMatchTheTablesByRank) {
       s.MoveBlank(to);
     }
   }
+  if (zero_aware) {
+    EXPECT_GT(above_plain, 0);
+  }
 }
+
+TEST(CellIndex, DatabaseLookupsMatchTheTablesByRank) { ExpectDatabaseLookupsMatchTheTablesByRank(false); }
+
+TEST(CellIndex, ZeroAwareDatabaseLookupsMatchTheTablesByRank) { ExpectDatabaseLookupsMatchTheTablesByRank(true); }
 
 // --- the on-disk cache ---
 
@@ -560,6 +659,26 @@ TEST_F(PdbCacheTest, TableForAnotherGoalIsNeverUsed) {
   EXPECT_EQ(built_, 1);
   EXPECT_THAT(messages_, HasSubstr("made for another board, goal or group"));
   EXPECT_TRUE(PatternTable::Load(Path(key_), key_).ok());
+}
+
+// A plain table's file where a zero-aware one belongs is refused, and a
+// zero-aware table saved and read back is the same table.
+TEST_F(PdbCacheTest, PlainTableIsNeverUsedAsZeroAware) {
+  const PatternKey zero_aware{key_.goal, key_.group, /*blank_aware=*/true};
+  EXPECT_NE(zero_aware.FileName(), key_.FileName());
+  Get(key_);
+  std::filesystem::copy_file(Path(key_), Path(zero_aware));
+  EXPECT_THAT(PatternTable::Load(Path(zero_aware), zero_aware).status().message(), HasSubstr("made for another"));
+  const auto built = Get(zero_aware);
+  EXPECT_EQ(built_, 1);
+  const auto loaded = Get(zero_aware);
+  EXPECT_EQ(built_, 0);
+  ASSERT_TRUE(loaded->from_file());
+  EXPECT_EQ(std::filesystem::file_size(Path(zero_aware)), PatternTable::FileBytes(zero_aware));
+  const PlacementIndexer indexer(9, 5);
+  for (uint64_t rank = 0; rank < indexer.size(); ++rank) {
+    for (int blank = 0; blank < 9; ++blank) ASSERT_EQ(built->Value(rank, blank), loaded->Value(rank, blank));
+  }
 }
 
 TEST_F(PdbCacheTest, DamagedHeaderIsDetected) {

@@ -3,7 +3,9 @@
 // checksum, truncation), is refused with a reason and never crashes the
 // reader. Inputs are either a whole file (first byte even) or edits to a
 // valid table file (first byte odd): a new length, then (offset, byte)
-// pairs, so the fuzzer reaches the checks past the header's checksum.
+// pairs, so the fuzzer reaches the checks past the header's checksum. The
+// first byte's second bit picks a plain or a zero-aware table (the latter
+// with its extras after the entries).
 
 #include <cstdint>
 #include <filesystem>
@@ -27,24 +29,28 @@ struct Fixture {
   std::string path;   // where inputs are written
 };
 
-const Fixture& TheFixture() {
+Fixture* MakeFixture(const std::filesystem::path& dir, bool blank_aware) {
+  auto* f = new Fixture;
+  f->key.goal = *GoalPreset("standard", 2, 3);
+  f->key.group = {1, 2, 3};
+  f->key.blank_aware = blank_aware;
+  const std::string valid_path = dir / (blank_aware ? "valid-zero.bin" : "valid.bin");
+  PatternBuildOptions options;
+  options.blank_aware = blank_aware;
+  absl::StatusOr<AnonymousMemory> built = BuildPatternDistances(f->key.goal, f->key.group, options);
+  FUZZ_CHECK(built.ok(), "building the fixture table");
+  FUZZ_CHECK(PatternTable::FromMemory(*std::move(built), f->key)->Save(valid_path, f->key).ok(), "saving it");
+  std::ifstream in(valid_path, std::ios::binary);
+  f->valid.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  f->path = dir / "input.bin";
+  return f;
+}
+
+const Fixture& TheFixture(bool blank_aware) {
   static const testing::TempDir temp;  // removed when the fuzzer exits
-  static const Fixture* fixture = [] {
-    auto* f = new Fixture;
-    f->key.goal = *GoalPreset("standard", 2, 3);
-    f->key.group = {1, 2, 3};
-    const std::filesystem::path dir = temp.path();
-    const std::string valid_path = dir / "valid.bin";
-    PatternBuildOptions options;
-    absl::StatusOr<AnonymousMemory> built = BuildPatternDistances(f->key.goal, f->key.group, options);
-    FUZZ_CHECK(built.ok(), "building the fixture table");
-    FUZZ_CHECK(PatternTable::FromMemory(*std::move(built), f->key)->Save(valid_path, f->key).ok(), "saving it");
-    std::ifstream in(valid_path, std::ios::binary);
-    f->valid.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    f->path = dir / "input.bin";
-    return f;
-  }();
-  return *fixture;
+  static const Fixture* plain = MakeFixture(temp.path(), false);
+  static const Fixture* zero_aware = MakeFixture(temp.path(), true);
+  return blank_aware ? *zero_aware : *plain;
 }
 
 }  // namespace
@@ -52,8 +58,8 @@ const Fixture& TheFixture() {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace npuzzle;
-  const Fixture& f = TheFixture();
   if (size == 0) return 0;
+  const Fixture& f = TheFixture((data[0] & 2) != 0);
   std::string file;
   if (data[0] % 2 == 0) {
     file.assign(reinterpret_cast<const char*>(data + 1), size - 1);
