@@ -62,6 +62,7 @@ absl::StatusOr<SolveRequest> RequestFromSpec(const v1::JobSpec& spec) {
   if (spec.has_weight()) r.weight = spec.weight();
   r.heuristic_options.pdb_preset = spec.pdb_preset();
   r.heuristic_options.pdb_groups = spec.pdb_groups();
+  r.heuristic_options.pdb_zero_aware = spec.pdb_zero_aware();
 
   const v1::Limits& l = spec.limits();
   absl::StatusOr<SearchLimits> limits =
@@ -105,6 +106,7 @@ v1::JobSpec SpecFromRequest(const SolveRequest& request) {
   if (request.weight) spec.set_weight(*request.weight);
   spec.set_pdb_preset(request.heuristic_options.pdb_preset);
   spec.set_pdb_groups(request.heuristic_options.pdb_groups);
+  spec.set_pdb_zero_aware(request.heuristic_options.pdb_zero_aware);
   const SearchLimits& limits = request.options.limits;
   spec.mutable_limits()->set_max_nodes(limits.max_expanded);
   if (limits.max_time != absl::InfiniteDuration()) {

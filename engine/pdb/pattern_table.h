@@ -85,7 +85,6 @@ class PatternTable {
   // The distances by cells (engine/pdb/cell_index.h; with kHasBlankExtras
   // where a blank-aware table's placement has extras), or null.
   const uint8_t* by_cells() const { return by_cells_.as<uint8_t>(); }
-  bool blank_aware() const { return blank_aware_; }
   uint64_t size() const { return size_; }
   bool from_file() const { return fd_ >= 0; }  // read from its cache file, not just built
 

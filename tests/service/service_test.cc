@@ -131,6 +131,31 @@ TEST(Service, ProgressStreamsWhileALongJobRuns) {
   EXPECT_EQ(w.final_job()->result().length(), kKorf3Length);
 }
 
+// pdb_zero_aware reaches the worker's tables: the same job with them finds
+// the same optimal length over fewer nodes (their values are never below
+// the plain tables').
+TEST(Service, PdbJobsUseZeroAwareTablesWhenAsked) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1);
+  c.Start();
+  uint64_t expanded[2] = {0, 0};
+  for (bool zero_aware : {false, true}) {
+    v1::JobSpec spec = SpecFor(kKorf1, "blank-first", "idastar", "pdb");
+    spec.set_pdb_preset("6-6-3");
+    spec.set_pdb_zero_aware(zero_aware);
+    spec.set_threads(1);
+    const std::string id = Submit(c.stub(), spec)->id();
+    absl::StatusOr<v1::Job> job = AwaitState(c.stub(), id, v1::JOB_STATE_DONE, absl::Seconds(120));
+    ASSERT_TRUE(job.ok()) << job.status();
+    EXPECT_EQ(job->result().length(), 57);  // Korf's instance 1
+    EXPECT_TRUE(job->result().optimal());
+    EXPECT_TRUE(job->spec().pdb_zero_aware() == zero_aware);
+    testing::ExpectReplays(*job);
+    expanded[zero_aware] = job->result().stats().expanded();
+  }
+  EXPECT_LT(expanded[1], expanded[0]);
+}
+
 TEST(Service, IdempotencyValidationAndUnsolvableJobs) {
   testing::TempDir dir;
   Coordinator c(dir, 1, {"--max-memory-mb-ceiling=4096"});
