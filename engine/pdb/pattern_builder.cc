@@ -192,10 +192,9 @@ class Builder {
 
   absl::StatusOr<AnonymousMemory> Run() {
     if (!Allocated()) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "cannot allocate ",
-          (codes_memory_.bytes() + distance_.bytes() + (extras_ != nullptr ? extras_memory_.bytes() : 0)) >> 20,
-          " MiB to build a pattern table"));
+      return absl::ResourceExhaustedError(
+          absl::StrCat("cannot allocate ", (codes_memory_.bytes() + distance_.bytes() + ExtrasBytes()) >> 20,
+                       " MiB to build a pattern table"));
     }
     for (int depth = 0;; ++depth) {
       if (static_cast<uint64_t>(depth) + 1 > distance_.max_value()) {
@@ -226,6 +225,9 @@ class Builder {
 
  private:
   bool Allocated() const { return codes_memory_.ok() && distance_.ok() && (extras_ == nullptr || extras_memory_.ok()); }
+  // The extras' memory, none when not blank-aware (an empty mapping still
+  // takes a byte).
+  uint64_t ExtrasBytes() const { return extras_ != nullptr ? extras_memory_.bytes() : 0; }
 
   // The state of a placement (`cells`, the group's tiles in order) with the
   // blank somewhere in `blank_side`.
@@ -238,8 +240,8 @@ class Builder {
 
   // Distances outgrew their width: a byte an entry from here on.
   absl::Status Widen() {
-    const uint64_t bytes = codes_memory_.bytes() + distance_.bytes() + PackedDistances::Bytes(indexer_.size(), 8) +
-                           (extras_ != nullptr ? extras_memory_.bytes() : 0);
+    const uint64_t bytes =
+        codes_memory_.bytes() + distance_.bytes() + PackedDistances::Bytes(indexer_.size(), 8) + ExtrasBytes();
     if (options_.max_memory_bytes != 0 && bytes > options_.max_memory_bytes) {
       return absl::ResourceExhaustedError(
           absl::StrCat("pattern distances outgrew ", distance_.bits(), " bits; widening them to a byte needs ",
