@@ -7,6 +7,8 @@
 //   korf_pdb ... --zero_aware                     tables that count the blank's region
 //   korf_pdb ... --iterations --time_cap_s 600    each iteration's nodes, and a
 //                                                 projection for instances cut off
+//   korf_pdb --file korf-taylor-24.txt --preset 6-6-6-6 --zero_aware --checkpoint ten.log
+//                                                 all ten, resuming after a restart
 //
 // Prints one line per instance (length, optimal length, nodes, seconds) and
 // totals; tables are loaded from (or built into) --data_dir/pdb, and the
@@ -14,6 +16,7 @@
 // from search time.
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "absl/flags/flag.h"
@@ -21,6 +24,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "bench/bench_util.h"
+#include "bench/checkpoint_log.h"
 #include "engine/goals.h"
 #include "engine/heuristics/pattern_database.h"
 #include "engine/move_pruning.h"
@@ -39,6 +43,9 @@ ABSL_FLAG(int, pruning_length, npuzzle::SearchOptions().pruning_length,
 ABSL_FLAG(bool, iterations, false,
           "print each finished IDA* iteration's nodes; for an instance stopped by --time_cap_s, project the nodes "
           "and time to its optimal length");
+ABSL_FLAG(std::string, checkpoint, "",
+          "file recording each finished iteration and instance; a run given the same file skips the solved "
+          "instances and resumes the unfinished one at its next bound (bench/checkpoint_log.h)");
 ABSL_FLAG(std::string, data_dir, "", "table cache (DIR/pdb); default $NPUZZLE_DATA_DIR or ~/.cache/npuzzle");
 
 namespace npuzzle::bench {
@@ -82,6 +89,25 @@ int Main() {
     if (m.find("distance") == absl::string_view::npos) std::cout << "# " << m << "\n";
   };
 
+  std::optional<CheckpointLog> log;
+  if (const std::string path = absl::GetFlag(FLAGS_checkpoint); !path.empty()) {
+    // What the node counts depend on (threads only change them a little),
+    // checked before any table is built.
+    const absl::StatusOr<PatternPartitions> partitions = ResolvePatternPartitions(goal, heuristic.pdb_preset, "");
+    if (!partitions.ok()) {
+      std::cerr << partitions.status() << "\n";
+      return 1;
+    }
+    const std::string configuration = absl::StrFormat(
+        "file=%s tables=%s zero_aware=%d mirror=%d pruning_length=%d", file, FormatPatternPartitions(*partitions),
+        heuristic.pdb_zero_aware, heuristic.pdb_mirror, absl::GetFlag(FLAGS_pruning_length));
+    absl::StatusOr<CheckpointLog> opened = CheckpointLog::Open(path, configuration);
+    if (!opened.ok()) {
+      std::cerr << opened.status().message() << "\n";
+      return 1;
+    }
+    log = *std::move(opened);
+  }
   // Load (or build) the tables once, as a worker process would.
   const absl::Time load_start = absl::Now();
   absl::StatusOr<PatternDatabase> db = PatternDatabase::Create(Puzzle(goal), heuristic);
@@ -89,7 +115,7 @@ int Main() {
     std::cerr << db.status() << "\n";
     return 1;
   }
-  std::cout << absl::StrFormat("# tables %s ready in %.2f s\n", FormatPatternGroups(db->groups()),
+  std::cout << absl::StrFormat("# tables %s ready in %.2f s\n", FormatPatternPartitions(db->partitions()),
                                absl::ToDoubleSeconds(absl::Now() - load_start));
   // The pruning machine too: a worker builds it once, and otherwise the
   // first instance's search would pay for it (about 1.5 s of a core on 5x5).
@@ -105,10 +131,27 @@ int Main() {
   std::vector<double> seconds;
   uint64_t nodes = 0;
   int optimal = 0, attempted = 0;
+  const auto print_row = [](int id, int length, int optimal_length, absl::string_view status, uint64_t generated,
+                            double s, absl::string_view note) {
+    std::cout << absl::StrFormat("%3d %3d %3d %-10s %14d %9.3f%s\n", id, length, optimal_length, status, generated, s,
+                                 note)
+              << std::flush;
+  };
   std::cout << "# id length optimal_length status generated seconds\n";
   for (const KorfInstance& k : LoadKorfInstances(file, side)) {
     if (k.id < absl::GetFlag(FLAGS_first) || k.id > absl::GetFlag(FLAGS_last)) continue;
+    const InstanceProgress before = log ? log->Progress(k.id) : InstanceProgress{};
+    if (before.solved) {
+      ++attempted;
+      optimal += before.length == k.optimal_length;
+      seconds.push_back(before.seconds);
+      nodes += before.generated;
+      print_row(k.id, before.length, k.optimal_length, "solved", before.generated, before.seconds,
+                "  (from the checkpoint)");
+      continue;
+    }
     SolveRequest request{k.start, goal, "idastar", "pdb"};
+    request.options.resume_bound = before.resume_bound;
     request.heuristic_options = heuristic;
     request.heuristic_options.on_message = nullptr;
     request.options.threads = threads;
@@ -117,31 +160,42 @@ int Main() {
       request.options.limits.max_time = absl::Seconds(cap);
     }
     std::vector<Iteration> done;
-    if (absl::GetFlag(FLAGS_iterations)) {
-      const absl::Time began = absl::Now();
-      uint64_t generated = 0;
-      request.options.on_checkpoint = [&](const IterationCheckpoint& c) {
-        done.push_back({c.bound, c.generated - generated});
-        generated = c.generated;
+    const absl::Time began = absl::Now();
+    uint64_t generated = 0;
+    absl::Status logged;
+    request.options.on_checkpoint = [&](const IterationCheckpoint& c) {
+      done.push_back({c.bound, c.generated - generated});
+      generated = c.generated;
+      const double elapsed = absl::ToDoubleSeconds(absl::Now() - began);
+      if (log && logged.ok()) {
+        logged = log->RecordIteration(k.id, c.next_bound, before.generated + c.generated, before.seconds + elapsed);
+      }
+      if (absl::GetFlag(FLAGS_iterations)) {
         std::cout << absl::StrFormat("#   %3d: bound %d done, %d nodes, %.1f s in all\n", k.id, c.bound,
-                                     done.back().generated, absl::ToDoubleSeconds(absl::Now() - began))
+                                     done.back().generated, elapsed)
                   << std::flush;
-      };
-    }
+      }
+    };
     absl::StatusOr<SolveResult> r = Solve(request);
-    if (!r.ok()) {
-      std::cerr << r.status() << "\n";
+    if (!r.ok() || !logged.ok()) {
+      std::cerr << (r.ok() ? logged : r.status()) << "\n";
       return 1;
     }
     ++attempted;
-    const double s = absl::ToDoubleSeconds(r->stats.elapsed);
+    const double s = before.seconds + absl::ToDoubleSeconds(r->stats.elapsed);
+    const uint64_t instance_nodes = before.generated + r->stats.generated;
     const bool right = r->status == SearchStatus::kSolved && static_cast<int>(r->moves.size()) == k.optimal_length;
     optimal += right;
     seconds.push_back(s);
-    nodes += r->stats.generated;
-    std::cout << absl::StrFormat("%3d %3d %3d %-10s %14d %9.3f\n", k.id, r->moves.size(), k.optimal_length,
-                                 StatusName(r->status), r->stats.generated, s)
-              << std::flush;
+    nodes += instance_nodes;
+    if (log && r->status == SearchStatus::kSolved) {
+      if (absl::Status st = log->RecordSolved(k.id, static_cast<int>(r->moves.size()), instance_nodes, s); !st.ok()) {
+        std::cerr << st << "\n";
+        return 1;
+      }
+    }
+    print_row(k.id, static_cast<int>(r->moves.size()), k.optimal_length, StatusName(r->status), instance_nodes, s,
+              before.resume_bound > 0 ? absl::StrFormat("  (resumed at bound %d)", before.resume_bound) : "");
     if (absl::GetFlag(FLAGS_iterations) && r->status == SearchStatus::kTimeLimit) {
       PrintProjection(done, k.optimal_length, r->stats.nodes_per_second);
     }

@@ -47,8 +47,10 @@ void SearchFlags(CLI::App& c, Invocation& in) {
 void PatternFlags(CLI::App& c, Invocation& in) {
   c.add_option("--pdb-preset", in.pdb_preset,
                absl::StrCat("pattern databases: ", absl::StrJoin(PatternPresetNames(), ", "),
-                            " (by default the board's own: 8 on 3x3, 6-6-3 on 4x4, 6-6-6-6 on 5x5)"));
-  c.add_option("--pdb-groups", in.pdb_groups, "explicit pattern groups, e.g. \"1,2,3,4,5,6,7/8,9,10,11,12,13,14,15\"");
+                            " (by default the board's own: 8 on 3x3, 6-6-3 on 4x4, 6-6-6-6 on 5x5); two joined by "
+                            "'+' take the larger sum, e.g. 6-6-6-6+6-6-6-6b"));
+  c.add_option("--pdb-groups", in.pdb_groups,
+               "explicit pattern groups, e.g. \"1,2,3,4,5,6,7/8,9,10,11,12,13,14,15\"; two partitions joined by '+'");
 }
 
 void LimitFlags(CLI::App& c, Invocation& in) {

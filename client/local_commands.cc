@@ -113,11 +113,13 @@ int BuildTables(const Invocation& in) {
     std::cerr << "npuzzle pdb: " << db.status().message() << "\n";
     return kExitUsage;
   }
+  std::set<std::vector<int>> groups;  // partitions that share a group share its table
+  for (const PatternGroups& partition : db->partitions()) groups.insert(partition.begin(), partition.end());
   uint64_t entries = 0;
-  for (const auto& group : db->groups()) entries += PatternEntries(puzzle.cells(), static_cast<int>(group.size()));
+  for (const auto& group : groups) entries += PatternEntries(puzzle.cells(), static_cast<int>(group.size()));
   std::cout << "pattern databases for " << goal->Dimensions() << " goal " << goal->ToString() << "\n"
-            << "groups " << FormatPatternGroups(db->groups()) << (db->mirrored() ? " (with mirror lookups)" : "")
-            << "\n"
+            << "groups " << FormatPatternPartitions(db->partitions())
+            << (db->mirrored() ? " (with mirror lookups)" : "") << "\n"
             << entries << " entries (" << entries / (1 << 20) << " MiB), ready in "
             << absl::FormatDuration(absl::Now() - start) << "\n"
             << "cached in " << (in.data_dir.empty() ? DefaultPdbDirectory() : in.data_dir + "/pdb") << "\n";

@@ -12,14 +12,17 @@
 //   static constexpr bool kReadsTiles;   optional, default true: false when
 //       Move never looks at `s`, which spares graph searches unpacking it.
 //
-// Optional, for heuristics that take the larger of two estimates where the
-// second costs as much as the first (a pattern database's mirror lookup):
+// Optional, for heuristics that take the largest of several estimates,
+// each costing as much as the first (a pattern database's mirror and
+// further partitions):
 //   Node MoveFirst(const Tiles& s, const Node& n, int tile, int from, int to) const;
 //   static int FirstValue(const Node& m);   a lower bound on Value, from
 //       MoveFirst's node alone
-//   void MoveRest(const Tiles& s, const Node& n, int tile, int from, int to, Node* m) const;
-//       completes m (MoveFirst's node) into what Move would return.
-// IDA* skips the rest for a child the first part already prunes.
+//   bool MoveRest(const Tiles& s, const Node& n, int tile, int from, int to, Node* m, int enough) const;
+//       completes m (MoveFirst's node) into what Move would return; or
+//       stops and returns false, m unfinished, once an estimate reaches
+//       `enough` (Value is then at least that).
+// IDA* skips the rest for a child the estimates so far already prune.
 #ifndef NPUZZLE_ENGINE_HEURISTIC_H_
 #define NPUZZLE_ENGINE_HEURISTIC_H_
 
@@ -41,7 +44,7 @@ concept TwoStageHeuristic = Heuristic<H> &&
     requires(const H& h, const Tiles& s, const typename H::Node& n, typename H::Node* m, int tile, int cell) {
   { h.MoveFirst(s, n, tile, cell, cell) } -> std::same_as<typename H::Node>;
   { H::FirstValue(n) } -> std::convertible_to<int>;
-  h.MoveRest(s, n, tile, cell, cell, m);
+  { h.MoveRest(s, n, tile, cell, cell, m, cell) } -> std::same_as<bool>;
 };
 
 template <Heuristic H>

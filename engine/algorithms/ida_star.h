@@ -153,10 +153,11 @@ class BoundedDfs {
           // A child whose first estimate already puts it over the bound,
           // and at or above the smallest f seen over it, can change
           // nothing: the rest of its estimate is not worth a lookup.
+          // So is one whose later estimates do, one at a time.
+          const int enough = std::max(bound + 1, next_bound) - (g + 1);
           child = heuristic.MoveFirst(s, f->node, tile, to, blank);
-          const int first_f = g + 1 + H::FirstValue(child);
-          if (first_f > bound && first_f >= next_bound) continue;
-          heuristic.MoveRest(s, f->node, tile, to, blank, &child);
+          if (H::FirstValue(child) >= enough) continue;
+          if (!heuristic.MoveRest(s, f->node, tile, to, blank, &child, enough)) continue;
         } else {
           child = heuristic.Move(s, f->node, tile, to, blank);
         }

@@ -3,8 +3,11 @@
 // in no group add their Manhattan distance. On a square board whose goal
 // blank lies on the main diagonal, the board transposed (with tiles renamed
 // so the goal maps to itself) is just as far from the goal, so it is looked
-// up in the same tables and the larger sum is used. A move re-ranks only the
-// group holding the moved tile (and its mirror group).
+// up in the same tables and the larger sum is used. With several partitions
+// of the tiles (Holte et al. 2004), each gives such a sum, and the largest
+// of them all is used: each is a lower bound, so their maximum is too. A
+// move re-looks up only the group holding the moved tile, in each of these
+// views (partition, and board as it is or transposed).
 //
 // Admissible but not consistent: a table keeps each placement's minimum
 // over blank positions, so after a move the value may come from a blank
@@ -15,8 +18,8 @@
 // extra a group's tiles need from the blank's actual region. Only a move
 // of the group's own tiles changes that region: another tile sliding
 // swaps the blank with a cell free to the group, inside the same region.
-// So a move still looks up only the moved tile's group (and its mirror),
-// with the blank where the tile was.
+// So a move still looks up only the moved tile's group in each view, with
+// the blank where the tile was.
 //
 // No dual lookups (Felner, Zahavi et al. 2005): a state's dual is as far
 // from the goal as the state only while the blank is on its goal cell.
@@ -34,6 +37,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -50,6 +54,10 @@ namespace npuzzle {
 
 class PatternDatabase {
  public:
+  // A view is one partition's sum for the board as it is or transposed;
+  // the heuristic is the largest view's. The first view is always the
+  // first partition untransposed.
+  static constexpr int kMaxViews = 2 * kMaxPatternPartitions;
   // Each group's value is a byte of a word, and the sums are full ints, so
   // that a child's node is made in registers. As byte arrays and short
   // sums, it was written a part at a time and read back whole, and the
@@ -57,23 +65,20 @@ class PatternDatabase {
   // search's profile samples).
   // The groups whose cell indices a Node carries: every preset's. Further
   // groups find theirs from the tiles; carrying all eight would make every
-  // node (and a graph search's every state) 32 bytes larger. Aligned to 4,
-  // not 16, so that a graph search's state is 80 bytes on 4x4 rather than
-  // 96 (it was 48 without the indices); IDA* runs no slower for it.
+  // node (and a graph search's every state) 32 bytes a view larger.
+  // Aligned to 4, not 16, so that a graph search's state is smaller; IDA*
+  // runs no slower for it.
   static constexpr int kTrackedGroups = 4;
   using CellIndices = uint32_t __attribute__((vector_size(4 * kTrackedGroups), aligned(4)));
   struct Node {
-    uint64_t value = 0;   // group g's in byte g
-    uint64_t mirror = 0;  // the same for the transposed board
-    int sum = 0;
-    int mirror_sum = 0;
+    std::array<uint64_t, kMaxViews> value{};  // view v's group g's in byte g of value[v]
+    std::array<int, kMaxViews> sum{};         // views past the last stay 0
     // Where each tracked group's placement lies in its table's cell layout,
-    // and the mirror image's: a move changes one of each by a multiply-add,
-    // where finding it from the tiles took a multiply-add a tile (a quarter
-    // of a 24-puzzle search's time). Vectors, changed whole (AddToLane),
-    // for the reason above.
-    CellIndices at{};
-    CellIndices mirror_at{};
+    // a view each: a move changes one of them by a multiply-add, where
+    // finding it from the tiles took a multiply-add a tile (a quarter of a
+    // 24-puzzle search's time). Vectors, changed whole (AddToLane), for
+    // the reason above.
+    std::array<CellIndices, kMaxViews> at{};
   };
   static_assert(kMaxPatternGroups <= sizeof(uint64_t));
 
@@ -86,23 +91,17 @@ class PatternDatabase {
 
   Node Start(const Tiles& s) const {
     Node n;
-    for (int t = 1; t < cells_; ++t) {
-      if (group_of_[t] < 0) n.sum += manhattan_.Distance(t, s.pos[t]);
-      if (mirrored_ && mirror_group_of_[t] < 0) n.mirror_sum += manhattan_.Distance(t, s.pos[t]);
-    }
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      const Group& group = groups_[g];
-      const uint8_t v = group.At(CellsAfter(group, s, 0, -1), s.blank());
-      n.value = WithByte(n.value, g, v);
-      n.sum += v;
-      if (group.tracked) n.at[g] = group.CellIndex([&](int i) { return s.pos[group.tiles[i]]; });
-      if (mirrored_) {
-        const uint8_t m = group.At(MirrorCellsAfter(group, s, 0, -1), transpose_[s.blank()]);
-        n.mirror = WithByte(n.mirror, g, m);
-        n.mirror_sum += m;
-        if (group.tracked) {
-          n.mirror_at[g] = group.CellIndex([&](int i) { return transpose_[s.pos[group.mirror_tiles[i]]]; });
-        }
+    for (size_t v = 0; v < views_.size(); ++v) {
+      const View& view = views_[v];
+      for (int t = 1; t < cells_; ++t) {
+        if (view.group_of[t] < 0) n.sum[v] += manhattan_.Distance(t, s.pos[t]);
+      }
+      for (size_t g = 0; g < view.groups.size(); ++g) {
+        const Group& group = view.groups[g];
+        const uint8_t value = group.At(CellsAfter(view, group, s, 0, -1), Cell(view, s.blank()));
+        n.value[v] = WithByte(n.value[v], g, value);
+        n.sum[v] += value;
+        if (group.tracked) n.at[v][g] = group.CellIndex([&](int i) { return Cell(view, s.pos[group.tiles[i]]); });
       }
     }
     return n;
@@ -110,61 +109,38 @@ class PatternDatabase {
 
   Node Move(const Tiles& s, const Node& n, int tile, int from, int to) const {
     Node m = MoveFirst(s, n, tile, from, to);
-    MoveRest(s, n, tile, from, to, &m);
+    MoveRest(s, n, tile, from, to, &m, std::numeric_limits<int>::max());
     return m;
   }
 
-  // The regular lookup alone; MoveRest adds the mirror's.
+  // The first view alone; MoveRest adds the others.
   Node MoveFirst(const Tiles& s, const Node& n, int tile, int from, int to) const {
     Node m = n;
-    const int g = group_of_[tile];
-    if (g >= 0) {
-      uint8_t v;
-      if (const Group& group = groups_[g]; group.tracked) {
-        const uint32_t delta = Delta(tile, from, to);
-        AddToLane(m.at, g, delta);
-        v = group.FromCellEntry(group.by_cells[n.at[g] + delta], CellsAfter(group, s, tile, to), from);
-      } else {
-        v = group.At(CellsAfter(group, s, tile, to), from);
-      }
-      m.sum += v - ByteOf(m.value, g);
-      m.value = WithByte(m.value, g, v);
-    } else {
-      m.sum += manhattan_.Distance(tile, to) - manhattan_.Distance(tile, from);
-    }
+    MoveView(0, s, n, tile, from, to, &m);
     return m;
   }
-  static int FirstValue(const Node& m) { return m.sum; }
+  static int FirstValue(const Node& m) { return m.sum[0]; }
 
-  void MoveRest(const Tiles& s, const Node& n, int tile, int from, int to, Node* m) const {
-    if (!mirrored_) return;
-    const int mg = mirror_group_of_[tile];
-    if (mg >= 0) {
-      uint8_t v;
-      if (const Group& group = groups_[mg]; group.tracked) {
-        const uint32_t delta = MirrorDelta(tile, from, to);
-        AddToLane(m->mirror_at, mg, delta);  // m came from n by MoveFirst, which leaves mirror_at alone
-        v = group.FromCellEntry(group.by_cells[n.mirror_at[mg] + delta], MirrorCellsAfter(group, s, tile, to),
-                                transpose_[from]);
-      } else {
-        v = group.At(MirrorCellsAfter(group, s, tile, to), transpose_[from]);
-      }
-      m->mirror_sum = n.mirror_sum + v - ByteOf(n.mirror, mg);
-      m->mirror = WithByte(n.mirror, mg, v);
-    } else {
-      m->mirror_sum = n.mirror_sum + manhattan_.Distance(tile, to) - manhattan_.Distance(tile, from);
+  // m came from n by MoveFirst, which leaves the other views alone. Stops
+  // (false) at the first view whose sum reaches `enough`.
+  bool MoveRest(const Tiles& s, const Node& n, int tile, int from, int to, Node* m, int enough) const {
+    for (size_t v = 1; v < views_.size(); ++v) {
+      MoveView(v, s, n, tile, from, to, m);
+      if (m->sum[v] >= enough) return false;
     }
+    return true;
   }
 
-  static int Value(const Node& n) { return std::max(n.sum, n.mirror_sum); }
+  static int Value(const Node& n) { return *std::max_element(n.sum.begin(), n.sum.end()); }
 
-  const PatternGroups& groups() const { return group_tiles_; }
+  const PatternPartitions& partitions() const { return partitions_; }
   bool mirrored() const { return mirrored_; }
 
  private:
   struct Group {
-    std::vector<uint8_t> tiles;         // the group's tiles, in table order
-    std::vector<uint8_t> mirror_tiles;  // the tiles that play them on the transposed board
+    // The board's tiles that play the table's tiles, in table order: the
+    // group's own, or on a transposed view the tiles whose images they are.
+    std::vector<uint8_t> tiles;
     PlacementIndexer indexer;
     std::shared_ptr<const PatternTable> table;
     // The table's one layout, read here without going through the table:
@@ -212,14 +188,59 @@ class PatternDatabase {
     }
   };
 
-  // What `tile` moving from `from` to `to` adds to its group's cell index
-  // (modulo 2^32); and the same for the mirror group its image is in.
-  uint32_t Delta(int tile, int from, int to) const {
-    return static_cast<uint32_t>(int64_t{to - from} * cell_weight_of_[tile]);
+  // Where a group's tiles are once `tile` (0: none) has moved to `to`, on
+  // the board, or on the transposed board if `transpose` is given.
+  struct CellsAfterMove {
+    const std::vector<uint8_t>& tiles;
+    const Tiles& s;
+    int tile;
+    int to;
+    const uint8_t* transpose = nullptr;
+
+    int operator()(int i) const {
+      const int t = tiles[i];
+      const int cell = t == tile ? to : s.pos[t];
+      return transpose == nullptr ? cell : transpose[cell];
+    }
+  };
+
+  struct View {
+    bool transposed = false;
+    std::vector<Group> groups;
+    std::array<int8_t, kMaxCells> group_of{};  // -1: in no group
+    // A tile's place value in its group's cell layout.
+    std::array<uint32_t, kMaxCells> cell_weight_of{};
+  };
+
+  int Cell(const View& view, int cell) const { return view.transposed ? transpose_[cell] : cell; }
+  CellsAfterMove CellsAfter(const View& view, const Group& group, const Tiles& s, int tile, int to) const {
+    return {group.tiles, s, tile, to, view.transposed ? transpose_.data() : nullptr};
   }
-  uint32_t MirrorDelta(int tile, int from, int to) const {
-    return static_cast<uint32_t>(int64_t{transpose_[to] - transpose_[from]} * mirror_cell_weight_of_[tile]);
+
+  // Moves view v of n into m. Manhattan distance needs no transposing: the
+  // transposed goal puts each tile's image where the image of its goal is.
+  void MoveView(size_t v, const Tiles& s, const Node& n, int tile, int from, int to, Node* m) const {
+    const View& view = views_[v];
+    const int g = view.group_of[tile];
+    if (g < 0) {
+      m->sum[v] = n.sum[v] + manhattan_.Distance(tile, to) - manhattan_.Distance(tile, from);
+      return;
+    }
+    const Group& group = view.groups[g];
+    uint8_t value;
+    if (group.tracked) {
+      const uint32_t delta =
+          static_cast<uint32_t>(int64_t{Cell(view, to) - Cell(view, from)} * view.cell_weight_of[tile]);
+      AddToLane(m->at[v], g, delta);
+      value = group.FromCellEntry(group.by_cells[n.at[v][g] + delta], CellsAfter(view, group, s, tile, to),
+                                  Cell(view, from));
+    } else {
+      value = group.At(CellsAfter(view, group, s, tile, to), Cell(view, from));
+    }
+    m->sum[v] = n.sum[v] + value - ByteOf(n.value[v], g);
+    m->value[v] = WithByte(n.value[v], g, value);
   }
+
   // Adds `delta` to lane g, writing the vector whole.
   static void AddToLane(CellIndices& v, int g, uint32_t delta) {
     static constexpr CellIndices kLanes = {0, 1, 2, 3};
@@ -235,41 +256,12 @@ class PatternDatabase {
 
   explicit PatternDatabase(const Puzzle& puzzle) : cells_(puzzle.cells()), manhattan_(puzzle) {}
 
-  // Where a group's tiles are once `tile` (0: none) has moved to `to`, on
-  // the board, or on the transposed board if `transpose` is given (then
-  // `tiles` are the ones playing the group's there).
-  struct CellsAfterMove {
-    const std::vector<uint8_t>& tiles;
-    const Tiles& s;
-    int tile;
-    int to;
-    const uint8_t* transpose = nullptr;
-
-    int operator()(int i) const {
-      const int t = tiles[i];
-      const int cell = t == tile ? to : s.pos[t];
-      return transpose == nullptr ? cell : transpose[cell];
-    }
-  };
-  static CellsAfterMove CellsAfter(const Group& group, const Tiles& s, int tile, int to) {
-    return {group.tiles, s, tile, to};
-  }
-  CellsAfterMove MirrorCellsAfter(const Group& group, const Tiles& s, int tile, int to) const {
-    return {group.mirror_tiles, s, tile, to, transpose_.data()};
-  }
-
   int cells_;
   Manhattan manhattan_;
   bool mirrored_ = false;
-  PatternGroups group_tiles_;
-  std::vector<Group> groups_;
-  std::array<int8_t, kMaxCells> group_of_{};         // -1: in no group
-  std::array<int8_t, kMaxCells> mirror_group_of_{};  // the group a tile's mirror image is in
-  std::array<uint8_t, kMaxCells> transpose_{};       // cell (r, c) -> (c, r)
-  // A tile's place value in its group's cell layout, and its image's in
-  // the mirror group's.
-  std::array<uint32_t, kMaxCells> cell_weight_of_{};
-  std::array<uint32_t, kMaxCells> mirror_cell_weight_of_{};
+  PatternPartitions partitions_;
+  std::vector<View> views_;
+  std::array<uint8_t, kMaxCells> transpose_{};  // cell (r, c) -> (c, r)
 };
 
 }  // namespace npuzzle

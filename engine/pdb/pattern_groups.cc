@@ -37,6 +37,7 @@ constexpr Preset kPresets[] = {
     {"6-6-3", 4, 4, "AAAABBCCBBCCBBCC"},
     {"5-5-5", 4, 4, "AAAABBAABBCCBCCC"},
     {"6-6-6-6", 5, 5, "AAABBAAABBCCABBCCDDDCCDDD"},
+    {"6-6-6-6b", 5, 5, "AAABBAABBBAABCCDDDCCDDDCC"},
 };
 
 uint64_t EntriesCapped(int cells, int tiles) {
@@ -135,6 +136,14 @@ PatternGroups Automatic(const Board& goal) {
   return groups;
 }
 
+std::string FormatPatternGroups(const PatternGroups& groups) {
+  return absl::StrJoin(
+      groups, "/", [](std::string* out, const std::vector<int>& g) { absl::StrAppend(out, absl::StrJoin(g, ",")); });
+}
+
+absl::StatusOr<PatternGroups> ResolvePatternGroups(const Board& goal, absl::string_view preset,
+                                                   absl::string_view explicit_groups);
+
 }  // namespace
 
 std::vector<std::string> PatternPresetNames() {
@@ -145,16 +154,42 @@ std::vector<std::string> PatternPresetNames() {
 
 uint64_t PatternEntries(int cells, int tiles) { return EntriesCapped(cells, tiles); }
 
-std::string FormatPatternGroups(const PatternGroups& groups) {
-  return absl::StrJoin(
-      groups, "/", [](std::string* out, const std::vector<int>& g) { absl::StrAppend(out, absl::StrJoin(g, ",")); });
+std::string FormatPatternPartitions(const PatternPartitions& partitions) {
+  return absl::StrJoin(partitions, "+",
+                       [](std::string* out, const PatternGroups& g) { absl::StrAppend(out, FormatPatternGroups(g)); });
 }
 
-absl::StatusOr<PatternGroups> ResolvePatternGroups(const Board& goal, absl::string_view preset,
-                                                   absl::string_view explicit_groups) {
+absl::StatusOr<PatternPartitions> ResolvePatternPartitions(const Board& goal, absl::string_view preset,
+                                                           absl::string_view explicit_groups) {
   if (!preset.empty() && !explicit_groups.empty()) {
     return absl::InvalidArgumentError("give either a pattern preset or pattern groups, not both");
   }
+  const std::vector<absl::string_view> presets = absl::StrSplit(preset, '+');
+  const std::vector<absl::string_view> groups = absl::StrSplit(explicit_groups, '+');
+  const size_t count = std::max(presets.size(), groups.size());
+  if (count > kMaxPatternPartitions) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%d pattern partitions; at most %d are supported", count, kMaxPatternPartitions));
+  }
+  PatternPartitions partitions;
+  for (size_t i = 0; i < count; ++i) {
+    // Only the one of the two that was given has `count` parts.
+    const absl::string_view one_preset = presets.size() == count ? presets[i] : "";
+    const absl::string_view one_groups = groups.size() == count ? groups[i] : "";
+    if (count > 1 && one_preset.empty() && one_groups.empty()) {
+      return absl::InvalidArgumentError(absl::StrFormat("pattern partition %d of %d is empty", i + 1, count));
+    }
+    absl::StatusOr<PatternGroups> partition = ResolvePatternGroups(goal, one_preset, one_groups);
+    if (!partition.ok()) return partition.status();
+    partitions.push_back(*std::move(partition));
+  }
+  return partitions;
+}
+
+namespace {
+
+absl::StatusOr<PatternGroups> ResolvePatternGroups(const Board& goal, absl::string_view preset,
+                                                   absl::string_view explicit_groups) {
   PatternGroups groups;
   if (!explicit_groups.empty()) {
     absl::StatusOr<PatternGroups> parsed = ParseGroups(explicit_groups);
@@ -188,5 +223,7 @@ absl::StatusOr<PatternGroups> ResolvePatternGroups(const Board& goal, absl::stri
   if (absl::Status s = CheckGroups(goal, groups); !s.ok()) return s;
   return groups;
 }
+
+}  // namespace
 
 }  // namespace npuzzle

@@ -263,33 +263,50 @@ TEST(PatternBuilder, WideningPastTheMemoryLimitIsRefused) {
 TEST(PatternGroups, PresetsFollowTheGoal) {
   const Board blank_first = *GoalPreset("blank-first", 4, 4);
   const Board standard = *GoalPreset("standard", 4, 4);
-  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(blank_first, "7-8", "")), "1,2,3,4,5,6,7/8,9,10,11,12,13,14,15");
-  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(standard, "7-8", "")), "1,2,3,4,5,6,7,8/9,10,11,12,13,14,15");
-  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(blank_first, "6-6-3", "")),
+  EXPECT_EQ(FormatPatternPartitions(*ResolvePatternPartitions(blank_first, "7-8", "")),
+            "1,2,3,4,5,6,7/8,9,10,11,12,13,14,15");
+  EXPECT_EQ(FormatPatternPartitions(*ResolvePatternPartitions(standard, "7-8", "")),
+            "1,2,3,4,5,6,7,8/9,10,11,12,13,14,15");
+  EXPECT_EQ(FormatPatternPartitions(*ResolvePatternPartitions(blank_first, "6-6-3", "")),
             "1,2,3/4,5,8,9,12,13/6,7,10,11,14,15");
-  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(blank_first, "5-5-5", "")),
+  EXPECT_EQ(FormatPatternPartitions(*ResolvePatternPartitions(blank_first, "5-5-5", "")),
             "1,2,3,6,7/4,5,8,9,12/10,11,13,14,15");
-  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(*GoalPreset("blank-first", 5, 5), "6-6-6-6", "")),
+  EXPECT_EQ(FormatPatternPartitions(*ResolvePatternPartitions(*GoalPreset("blank-first", 5, 5), "6-6-6-6", "")),
             "1,2,5,6,7,12/3,4,8,9,13,14/10,11,15,16,20,21/17,18,19,22,23,24");
-  EXPECT_EQ(FormatPatternGroups(*ResolvePatternGroups(*GoalPreset("standard", 3, 3), "", "")), "1,2,3,4,5,6,7,8");
+  EXPECT_EQ(FormatPatternPartitions(*ResolvePatternPartitions(*GoalPreset("standard", 3, 3), "", "")),
+            "1,2,3,4,5,6,7,8");
   // Any board gets groups; an 8x8 one leaves the rest to Manhattan.
-  const PatternGroups big = *ResolvePatternGroups(*GoalPreset("standard", 8, 8), "", "");
-  EXPECT_LE(big.size(), kMaxPatternGroups);
+  const PatternPartitions big = *ResolvePatternPartitions(*GoalPreset("standard", 8, 8), "", "");
+  ASSERT_EQ(big.size(), 1u);
+  EXPECT_LE(big[0].size(), kMaxPatternGroups);
+  // Several partitions, each resolved on its own.
+  EXPECT_EQ(
+      FormatPatternPartitions(*ResolvePatternPartitions(*GoalPreset("blank-first", 5, 5), "6-6-6-6+6-6-6-6b", "")),
+      "1,2,5,6,7,12/3,4,8,9,13,14/10,11,15,16,20,21/17,18,19,22,23,24+"
+      "1,2,5,6,10,11/3,4,7,8,9,12/13,14,18,19,23,24/15,16,17,20,21,22");
+  EXPECT_EQ(FormatPatternPartitions(*ResolvePatternPartitions(blank_first, "", "1,2,3/4,5+1,4/2,3,5")),
+            "1,2,3/4,5+1,4/2,3,5");
 }
 
 TEST(PatternGroups, ErrorsNameTheProblem) {
   const Board goal = *GoalPreset("standard", 4, 4);
-  EXPECT_THAT(ResolvePatternGroups(goal, "7-7", "").status().message(), HasSubstr("unknown pattern preset '7-7'"));
-  EXPECT_THAT(ResolvePatternGroups(goal, "6-6-6-6", "").status().message(),
+  EXPECT_THAT(ResolvePatternPartitions(goal, "7-7", "").status().message(), HasSubstr("unknown pattern preset '7-7'"));
+  EXPECT_THAT(ResolvePatternPartitions(goal, "6-6-6-6", "").status().message(),
               HasSubstr("pattern preset 6-6-6-6 is for 5x5 boards, not 4x4"));
-  EXPECT_THAT(ResolvePatternGroups(goal, "", "1,2,3/3,4").status().message(),
+  EXPECT_THAT(ResolvePatternPartitions(goal, "", "1,2,3/3,4").status().message(),
               HasSubstr("tile 3 is in pattern groups 1 and 2"));
-  EXPECT_THAT(ResolvePatternGroups(goal, "", "1,2,16").status().message(),
+  EXPECT_THAT(ResolvePatternPartitions(goal, "", "1,2,16").status().message(),
               HasSubstr("names tile 16, which a 4x4 board does not have"));
-  EXPECT_THAT(ResolvePatternGroups(goal, "", "1,2,x").status().message(), HasSubstr("'x' is not a tile number"));
-  EXPECT_THAT(ResolvePatternGroups(goal, "", "1,2,3,4,5,6,7,8,9").status().message(),
+  EXPECT_THAT(ResolvePatternPartitions(goal, "", "1,2,x").status().message(), HasSubstr("'x' is not a tile number"));
+  EXPECT_THAT(ResolvePatternPartitions(goal, "", "1,2,3,4,5,6,7,8,9").status().message(),
               HasSubstr("its table would need more than"));
-  EXPECT_THAT(ResolvePatternGroups(goal, "7-8", "1,2").status().message(), HasSubstr("not both"));
+  EXPECT_THAT(ResolvePatternPartitions(goal, "7-8", "1,2").status().message(), HasSubstr("not both"));
+  EXPECT_THAT(ResolvePatternPartitions(goal, "7-8+", "").status().message(),
+              HasSubstr("pattern partition 2 of 2 is empty"));
+  EXPECT_THAT(ResolvePatternPartitions(goal, "7-8+6-6-3+5-5-5", "").status().message(),
+              HasSubstr("3 pattern partitions; at most 2"));
+  EXPECT_THAT(ResolvePatternPartitions(goal, "", "1,2+1,2,2").status().message(),
+              HasSubstr("tile 2 is in pattern groups 1 and 1"));
 }
 
 // The heuristic's value of every reachable board against its true distance,
@@ -340,7 +357,9 @@ TEST(PatternDatabase, AdmissibleOnSmallBoards) {
         Case{*GoalPreset("blank-first", 3, 3), "1,3,5,7/2,4,6,8"}, Case{*GoalPreset("snail", 3, 3), "1,2,3/4,5,6/7,8"},
         Case{*GoalPreset("standard", 2, 5), "1,2,3/4,5,6/7,8,9"},
         Case{*GoalPreset("snail", 2, 5), "1,2,3,4,5"},  // the rest by Manhattan
-        Case{*GoalPreset("standard", 4, 2), "1,2,3,4/5,6,7"}}) {
+        Case{*GoalPreset("standard", 4, 2), "1,2,3,4/5,6,7"},
+        Case{*GoalPreset("standard", 3, 3), "1,2,3,4/5,6,7,8+1,3,5,7/2,4,6,8"},
+        Case{*GoalPreset("standard", 2, 5), "1,2,3/4,5,6/7,8,9+1,6,2,7/3,8,4,9"}}) {
     for (bool mirror : {true, false}) {
       for (bool zero_aware : {false, true}) {
         HeuristicOptions o;
@@ -376,7 +395,7 @@ TEST(PatternDatabase, IncrementalUpdatesMatchFromScratch) {
       if (options->pdb_preset == "5-5-5") {
         EXPECT_EQ(db->mirrored(), std::string(goal_name) != "snail");
       } else {
-        EXPECT_EQ(db->groups().size(), kMaxPatternGroups);
+        EXPECT_EQ(db->partitions()[0].size(), kMaxPatternGroups);
       }
       Tiles s = Puzzle::ToTiles(RandomSolvableBoard(goal, rng));
       PatternDatabase::Node node = db->Start(s);
@@ -389,8 +408,6 @@ TEST(PatternDatabase, IncrementalUpdatesMatchFromScratch) {
         const PatternDatabase::Node fresh = db->Start(s);
         ASSERT_EQ(node.value, fresh.value) << step;
         ASSERT_EQ(node.sum, fresh.sum) << step;
-        ASSERT_EQ(node.mirror, fresh.mirror) << step;
-        ASSERT_EQ(node.mirror_sum, fresh.mirror_sum) << step;
       }
     }
   }
@@ -412,19 +429,26 @@ TEST(PatternDatabase, NeverAboveKorfsOptimalLengths) {
 // move pruning from the first pass, the rest with the quick machine from
 // early on and the full-length one from whichever pass comes after its
 // build (on its own thread) is done.
-// With zero-aware tables too, which must search fewer nodes in all: their
-// values are never below the plain tables' (checked below on 5x5).
+// With zero-aware tables too, and with the larger of two partitions' sums,
+// each of which must search fewer nodes in all: their values are never
+// below the plain 6-6-3 tables' (checked below on 5x5, and for two
+// partitions in TwoPartitionsTakeTheLargerSum).
 TEST(PatternDatabase, SolvesKorfInstancesOptimally) {
   const Board goal = *GoalPreset("blank-first", 4, 4);
   const std::vector<KorfInstance> korf = LoadKorfInstances("korf100.txt", 4);
-  uint64_t generated[2] = {0, 0};
-  for (bool zero_aware : {false, true}) {
+  struct Tables {
+    const char* preset;
+    bool zero_aware;
+  };
+  const std::vector<Tables> tables = {{"6-6-3", false}, {"6-6-3", true}, {"6-6-3+5-5-5", false}};
+  std::vector<uint64_t> generated(tables.size());
+  for (size_t i = 0; i < tables.size(); ++i) {
     int solved = 0;
     for (int id : {2, 5, 6, 8, 9, 12, 16, 22, 24, 26, 27, 29, 31, 34, 35}) {
       const KorfInstance& k = korf[id - 1];
       SolveRequest request{k.start, goal, "idastar", "pdb"};
-      request.heuristic_options = SharedTables("6-6-3");
-      request.heuristic_options.pdb_zero_aware = zero_aware;
+      request.heuristic_options = SharedTables(tables[i].preset);
+      request.heuristic_options.pdb_zero_aware = tables[i].zero_aware;
       request.options.threads = id % 2 == 0 ? 2 : 1;
       request.options.pruning_after_generated = id % 3 != 0 ? 0 : 20000;
       absl::StatusOr<SolveResult> r = Solve(request);
@@ -433,12 +457,46 @@ TEST(PatternDatabase, SolvesKorfInstancesOptimally) {
       EXPECT_TRUE(r->optimal);
       EXPECT_EQ(static_cast<int>(r->moves.size()), k.optimal_length) << "instance " << k.id;
       EXPECT_EQ(*ApplyMoves(k.start, r->moves), goal);
-      generated[zero_aware] += r->stats.generated;
+      generated[i] += r->stats.generated;
       ++solved;
     }
     EXPECT_EQ(solved, 15);
   }
   EXPECT_LT(generated[1], generated[0]);
+  EXPECT_LT(generated[2], generated[0]);
+}
+
+// Two partitions' database gives each board the larger of the two single
+// partitions' values, and its walks match evaluation from scratch.
+TEST(PatternDatabase, TwoPartitionsTakeTheLargerSum) {
+  std::mt19937_64 rng(5);
+  for (const char* goal_name : {"blank-first", "snail"}) {  // mirrored, and not
+    const Board goal = *GoalPreset(goal_name, 4, 4);
+    const Puzzle puzzle(goal);
+    const PatternDatabase first = *PatternDatabase::Create(puzzle, SharedTables("6-6-3"));
+    const PatternDatabase second = *PatternDatabase::Create(puzzle, SharedTables("5-5-5"));
+    const PatternDatabase both = *PatternDatabase::Create(puzzle, SharedTables("6-6-3+5-5-5"));
+    ASSERT_EQ(both.partitions().size(), 2u);
+    int second_larger = 0;
+    for (int board = 0; board < 20; ++board) {
+      Tiles s = Puzzle::ToTiles(RandomSolvableBoard(goal, rng));
+      PatternDatabase::Node node = both.Start(s);
+      for (int step = 0; step < 500; ++step) {
+        const int a = PatternDatabase::Value(first.Start(s)), b = PatternDatabase::Value(second.Start(s));
+        ASSERT_EQ(PatternDatabase::Value(node), std::max(a, b)) << goal_name << " board " << board << " step " << step;
+        second_larger += b > a;
+        const PatternDatabase::Node fresh = both.Start(s);
+        ASSERT_EQ(node.value, fresh.value);
+        ASSERT_EQ(node.sum, fresh.sum);
+        int to;
+        do to = puzzle.Neighbor(s.blank(), static_cast<Dir>(rng() % kNumDirs));
+        while (to < 0);
+        node = both.Move(s, node, s.at[to], to, s.blank());
+        s.MoveBlank(to);
+      }
+    }
+    EXPECT_GT(second_larger, 0) << goal_name;  // the second partition is looked at
+  }
 }
 
 // --- the cell layout (engine/pdb/cell_index.h) ---
@@ -524,7 +582,7 @@ void ExpectDatabaseLookupsMatchTheTablesByRank(bool zero_aware) {
   ASSERT_TRUE(db->mirrored());
   PdbStore& store = PdbStore::ForDirectory(options.pdb_dir);
   std::vector<std::shared_ptr<const PatternTable>> tables;
-  for (const std::vector<int>& group : db->groups()) {
+  for (const std::vector<int>& group : db->partitions()[0]) {
     tables.push_back(*store.Table({goal, group, zero_aware}, PdbBuildOptions{}));
     ASSERT_NE(tables.back()->by_cells(), nullptr);
   }
@@ -535,12 +593,12 @@ void ExpectDatabaseLookupsMatchTheTablesByRank(bool zero_aware) {
   const auto dense_sum = [&](const Tiles& s) {
     int sum = 0;
     for (size_t g = 0; g < tables.size(); ++g) {
-      const std::vector<int>& group = db->groups()[g];
+      const std::vector<int>& group = db->partitions()[0][g];
       std::vector<uint8_t> at;
       for (int t : group) at.push_back(s.pos[t]);
       sum += tables[g]->Value(PlacementIndexer(25, static_cast<int>(group.size())).Rank(at.data()), s.blank());
     }
-    const int plain_sum = plain.Start(s).sum;
+    const int plain_sum = plain.Start(s).sum[0];
     EXPECT_GE(sum, plain_sum);
     above_plain += sum > plain_sum;
     return sum;
@@ -549,14 +607,13 @@ void ExpectDatabaseLookupsMatchTheTablesByRank(bool zero_aware) {
     Tiles s = Puzzle::ToTiles(RandomSolvableBoard(goal, rng));
     PatternDatabase::Node node = db->Start(s);
     for (int step = 0; step < 200; ++step) {
-      ASSERT_EQ(node.sum, dense_sum(s)) << "board " << board << " step " << step;
+      ASSERT_EQ(node.sum[0], dense_sum(s)) << "board " << board << " step " << step;
       // The mirror's sum too, and both against a node made from scratch
       // (its cell indices found from the tiles, where a walk's are carried
       // from move to move).
       const PatternDatabase::Node fresh = db->Start(s);
       ASSERT_EQ(node.sum, fresh.sum) << "board " << board << " step " << step;
-      ASSERT_EQ(node.mirror_sum, fresh.mirror_sum) << "board " << board << " step " << step;
-      ASSERT_EQ(node.mirror, fresh.mirror) << "board " << board << " step " << step;
+      ASSERT_EQ(node.value, fresh.value) << "board " << board << " step " << step;
       int to;
       do to = puzzle.Neighbor(s.blank(), static_cast<Dir>(rng() % kNumDirs));
       while (to < 0);

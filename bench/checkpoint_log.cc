@@ -1,0 +1,125 @@
+#include "bench/checkpoint_log.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+
+namespace npuzzle::bench {
+namespace {
+
+constexpr char kHeader[] = "# korf_pdb checkpoint: ";
+
+absl::Status Errno(const std::string& what, const std::string& path) {
+  return absl::InternalError(absl::StrCat(what, " ", path, ": ", std::strerror(errno)));
+}
+
+// One record line, or an error saying what is wrong with it.
+absl::Status Parse(absl::string_view line, std::map<int, InstanceProgress>* progress) {
+  const std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+  int id, number;
+  uint64_t generated;
+  double seconds;
+  if (f.size() != 5 || !absl::SimpleAtoi(f[1], &id) || !absl::SimpleAtoi(f[2], &number) ||
+      !absl::SimpleAtoi(f[3], &generated) || !absl::SimpleAtod(f[4], &seconds) || number <= 0 || seconds < 0) {
+    return absl::InvalidArgumentError("expected 'iteration|solved <id> <bound|length> <generated> <seconds>'");
+  }
+  InstanceProgress& p = (*progress)[id];
+  if (p.solved) return absl::InvalidArgumentError(absl::StrCat("instance ", id, " was already solved"));
+  if (f[0] == "iteration") {
+    if (number <= p.resume_bound) return absl::InvalidArgumentError("bounds must grow");
+    p.resume_bound = number;
+  } else if (f[0] == "solved") {
+    p.solved = true;
+    p.length = number;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("unknown record '", f[0], "'"));
+  }
+  p.generated = generated;
+  p.seconds = seconds;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<CheckpointLog> CheckpointLog::Open(const std::string& path, const std::string& configuration) {
+  CheckpointLog log(path);
+  const std::string header = kHeader + configuration;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (absl::Status s = log.Append(header); !s.ok()) return s;
+    return log;
+  }
+
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string content = text.str();
+  // Only whole lines count; a torn last one is cut off before appending.
+  const size_t whole = content.rfind('\n') == std::string::npos ? 0 : content.rfind('\n') + 1;
+  if (whole < content.size() && truncate(path.c_str(), static_cast<off_t>(whole)) != 0) {
+    return Errno("truncate", path);
+  }
+  int number = 0;
+  for (absl::string_view line : absl::StrSplit(absl::string_view(content).substr(0, whole), '\n', absl::SkipEmpty())) {
+    ++number;
+    if (number == 1) {
+      if (line != header) {
+        return absl::FailedPreconditionError(absl::StrFormat(
+            "%s was written for another run ('%s'), not '%s'; give another file", path, line, header));
+      }
+      continue;
+    }
+    if (absl::Status s = Parse(line, &log.progress_); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrFormat("%s line %d: %s", path, number, s.message()));
+    }
+  }
+  if (number == 0) {  // empty, or only a torn header
+    if (absl::Status s = log.Append(header); !s.ok()) return s;
+  }
+  return log;
+}
+
+InstanceProgress CheckpointLog::Progress(int id) const {
+  const auto it = progress_.find(id);
+  return it == progress_.end() ? InstanceProgress{} : it->second;
+}
+
+absl::Status CheckpointLog::RecordIteration(int id, int next_bound, uint64_t generated, double seconds) {
+  InstanceProgress& p = progress_[id];
+  p.resume_bound = next_bound;
+  p.generated = generated;
+  p.seconds = seconds;
+  return Append(absl::StrFormat("iteration %d %d %d %.3f", id, next_bound, generated, seconds));
+}
+
+absl::Status CheckpointLog::RecordSolved(int id, int length, uint64_t generated, double seconds) {
+  InstanceProgress& p = progress_[id];
+  p.solved = true;
+  p.length = length;
+  p.generated = generated;
+  p.seconds = seconds;
+  return Append(absl::StrFormat("solved %d %d %d %.3f", id, length, generated, seconds));
+}
+
+// Whole lines, each on disk before the search goes on: a restart then
+// loses at most the iteration under way.
+absl::Status CheckpointLog::Append(const std::string& line) {
+  const int fd = open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("open", path_);
+  const std::string text = line + "\n";
+  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && fsync(fd) == 0;
+  const absl::Status status = written ? absl::OkStatus() : Errno("write", path_);
+  close(fd);
+  return status;
+}
+
+}  // namespace npuzzle::bench

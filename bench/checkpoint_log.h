@@ -1,0 +1,59 @@
+// CheckpointLog: what a long benchmark run (korf_pdb --checkpoint) has
+// finished, kept in a text file so that a run cut short by a restart picks
+// up where it was: solved instances are not searched again, and an
+// unfinished one resumes at the bound after its last finished IDA*
+// iteration (SearchOptions::resume_bound; no solution is shorter, so the
+// answer stays optimal). Node counts and seconds add up over the runs.
+//
+// The file is a header naming the configuration, then one line a record,
+// appended and flushed to disk as each happens:
+//   # korf_pdb checkpoint: <configuration>
+//   iteration <id> <next bound> <generated> <seconds>
+//   solved <id> <length> <generated> <seconds>
+// A last line without its newline is a write the restart cut short; it is
+// dropped (and cut from the file) rather than trusted. Anything else that
+// does not parse, or a header for another configuration, is an error that
+// names the file and line: counts from another configuration must not mix.
+#ifndef NPUZZLE_BENCH_CHECKPOINT_LOG_H_
+#define NPUZZLE_BENCH_CHECKPOINT_LOG_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace npuzzle::bench {
+
+struct InstanceProgress {
+  bool solved = false;
+  int length = 0;          // when solved
+  int resume_bound = 0;    // when not: the next iteration's bound (0: start afresh)
+  uint64_t generated = 0;  // over every run
+  double seconds = 0;
+};
+
+class CheckpointLog {
+ public:
+  // Reads `path` if it exists (it must be for `configuration`), else
+  // creates it.
+  static absl::StatusOr<CheckpointLog> Open(const std::string& path, const std::string& configuration);
+
+  InstanceProgress Progress(int id) const;
+
+  // `generated` and `seconds` are over every run, as Progress gives them.
+  absl::Status RecordIteration(int id, int next_bound, uint64_t generated, double seconds);
+  absl::Status RecordSolved(int id, int length, uint64_t generated, double seconds);
+
+ private:
+  explicit CheckpointLog(std::string path) : path_(std::move(path)) {}
+  absl::Status Append(const std::string& line);
+
+  std::string path_;
+  std::map<int, InstanceProgress> progress_;
+};
+
+}  // namespace npuzzle::bench
+
+#endif  // NPUZZLE_BENCH_CHECKPOINT_LOG_H_
