@@ -73,8 +73,8 @@ absl::StatusOr<CheckpointLog> CheckpointLog::Open(const std::string& path, const
     ++number;
     if (number == 1) {
       if (line != header) {
-        return absl::FailedPreconditionError(absl::StrFormat(
-            "%s was written for another run ('%s'), not '%s'; give another file", path, line, header));
+        return absl::FailedPreconditionError(
+            absl::StrFormat("%s was written for another run ('%s'), not '%s'; give another file", path, line, header));
       }
       continue;
     }

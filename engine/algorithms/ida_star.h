@@ -425,18 +425,25 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
   std::optional<Frontier<H>> frontier;
   std::optional<std::vector<Dir>> path;
   SearchStatus exhausted = SearchStatus::kUnsolvable;
+  // Resumed above the start's estimate, the search has done the smaller
+  // iterations in an earlier run: it is large, and gets from its first
+  // pass what a large search gets once it has generated enough (both
+  // threads, the full pruning machine). Counting this run's nodes alone,
+  // it ran its first, largest pass on one thread and unpruned.
+  const bool resumed = p.options.resume_bound > start_h;
   for (int bound = std::max(start_h, p.options.resume_bound);;) {
     if (max_depth != 0 && bound > max_depth) {
       exhausted = SearchStatus::kDepthLimit;
       break;
     }
     const uint64_t generated = monitor.Totals(c).generated;
-    if (pruning_length > 0 && !pruning_started && generated >= p.options.pruning_after_generated) {
+    if (pruning_length > 0 && !pruning_started && (resumed || generated >= p.options.pruning_after_generated)) {
       // Mid-search, the quick machine at once and the full length on its
-      // own thread; from the start, the full length.
+      // own thread; from the start (or resumed), the full length.
       pruning_started = true;
-      const int quick =
-          p.options.pruning_after_generated == 0 ? pruning_length : std::min(pruning_length, MovePruning::kQuickLength);
+      const int quick = p.options.pruning_after_generated == 0 || resumed
+                            ? pruning_length
+                            : std::min(pruning_length, MovePruning::kQuickLength);
       pruning = MovePruning::For(p.puzzle.rows(), p.puzzle.cols(), quick, [&monitor] { return monitor.Interrupted(); });
       if (pruning_length > quick) longer.emplace(p.puzzle.rows(), p.puzzle.cols(), pruning_length);
       frontier.reset();  // grown again, without the subtrees the machine prunes
@@ -448,7 +455,7 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
     }
     // Every bound so far held no solution, and the frontier lies above this
     // one, so a solution found below the frontier is exactly `bound` long.
-    if (!frontier && p.options.threads > 1 && generated >= kParallelAfterGenerated) {
+    if (!frontier && p.options.threads > 1 && (resumed || generated >= kParallelAfterGenerated)) {
       frontier = Frontier<H>::Grow(p, pruning, kSubtreesPerThread * p.options.threads, bound - 1, c);
     }
     monitor.StartIteration(bound, c);

@@ -53,8 +53,7 @@ TEST(CheckpointLog, RecordsSurviveAReopen) {
 
 TEST(CheckpointLog, TornLastLineIsDroppedAndCutFromTheFile) {
   testing::TempDir dir;
-  const std::string path =
-      dir.Write("run.log", "# korf_pdb checkpoint: c\niteration 3 40 100 1.000\niteration 3 42 2");
+  const std::string path = dir.Write("run.log", "# korf_pdb checkpoint: c\niteration 3 40 100 1.000\niteration 3 42 2");
   absl::StatusOr<CheckpointLog> log = CheckpointLog::Open(path, "c");
   ASSERT_TRUE(log.ok()) << log.status();
   EXPECT_EQ(log->Progress(3).resume_bound, 40);

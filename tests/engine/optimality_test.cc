@@ -95,6 +95,9 @@ TEST(Optimality, OptimalFlagFollowsAlgorithmAndWeight) {
 void CheckResumes(const Board& start, const Board& goal, int threads, int optimal, int* resumed) {
   SearchOptions options;
   options.threads = threads;
+  // The pruning machine from the first pass, as a resumed run has it, so
+  // that both runs search the same passes.
+  options.pruning_after_generated = 0;
   std::vector<IterationCheckpoint> checkpoints;
   options.on_checkpoint = [&](const IterationCheckpoint& c) { checkpoints.push_back(c); };
   const SolveResult whole = SolveAndReplay(start, goal, "idastar", "manhattan", options);
@@ -146,6 +149,32 @@ TEST(IdaStarCheckpoints, ResumingFromAnyCheckpointStaysOptimal) {
     const SolveResult reference = SolveAndReplay(start, goal4, "idastar", "linear-conflict");
     CheckResumes(start, goal4, 2, static_cast<int>(reference.moves.size()), &resumed);
   }
+}
+
+// Resumed at a high bound, a search is large though it has generated
+// nothing yet in this run: its first pass already skips the move sequences
+// the pruning machine finds redundant (it once waited for this run's own
+// count to pass pruning_after_generated, and ran the largest pass unpruned
+// and on one thread).
+TEST(IdaStarCheckpoints, AResumedSearchPrunesFromItsFirstPass) {
+  const Board goal = *GoalPreset("standard", 4, 4);
+  const Board start = *ParseBoard("13 5 1 8 / 2 7 3 11 / 0 4 9 6 / 14 10 12 15");
+  SearchOptions options;
+  options.threads = 2;
+  std::vector<IterationCheckpoint> checkpoints;
+  options.on_checkpoint = [&](const IterationCheckpoint& c) { checkpoints.push_back(c); };
+  const SolveResult whole = SolveAndReplay(start, goal, "idastar", "manhattan", options);
+  ASSERT_FALSE(checkpoints.empty());
+  options.on_checkpoint = nullptr;
+  options.resume_bound = checkpoints.back().next_bound;
+  ASSERT_GT(options.pruning_after_generated, 0u);
+  const SolveResult pruned = SolveAndReplay(start, goal, "idastar", "manhattan", options);
+  options.pruning_length = 2;
+  const SolveResult unpruned = SolveAndReplay(start, goal, "idastar", "manhattan", options);
+  EXPECT_EQ(pruned.moves.size(), whole.moves.size());
+  EXPECT_EQ(unpruned.moves.size(), whole.moves.size());
+  EXPECT_EQ(pruned.stats.iterations, 1);
+  EXPECT_LT(pruned.stats.generated * 5, unpruned.stats.generated * 4);
 }
 
 }  // namespace
