@@ -141,53 +141,8 @@ std::string FormatPatternGroups(const PatternGroups& groups) {
       groups, "/", [](std::string* out, const std::vector<int>& g) { absl::StrAppend(out, absl::StrJoin(g, ",")); });
 }
 
-absl::StatusOr<PatternGroups> ResolvePatternGroups(const Board& goal, absl::string_view preset,
-                                                   absl::string_view explicit_groups);
-
-}  // namespace
-
-std::vector<std::string> PatternPresetNames() {
-  std::vector<std::string> names;
-  for (const Preset& p : kPresets) names.push_back(absl::StrFormat("%s (%dx%d)", p.name, p.rows, p.cols));
-  return names;
-}
-
-uint64_t PatternEntries(int cells, int tiles) { return EntriesCapped(cells, tiles); }
-
-std::string FormatPatternPartitions(const PatternPartitions& partitions) {
-  return absl::StrJoin(partitions, "+",
-                       [](std::string* out, const PatternGroups& g) { absl::StrAppend(out, FormatPatternGroups(g)); });
-}
-
-absl::StatusOr<PatternPartitions> ResolvePatternPartitions(const Board& goal, absl::string_view preset,
-                                                           absl::string_view explicit_groups) {
-  if (!preset.empty() && !explicit_groups.empty()) {
-    return absl::InvalidArgumentError("give either a pattern preset or pattern groups, not both");
-  }
-  const std::vector<absl::string_view> presets = absl::StrSplit(preset, '+');
-  const std::vector<absl::string_view> groups = absl::StrSplit(explicit_groups, '+');
-  const size_t count = std::max(presets.size(), groups.size());
-  if (count > kMaxPatternPartitions) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%d pattern partitions; at most %d are supported", count, kMaxPatternPartitions));
-  }
-  PatternPartitions partitions;
-  for (size_t i = 0; i < count; ++i) {
-    // Only the one of the two that was given has `count` parts.
-    const absl::string_view one_preset = presets.size() == count ? presets[i] : "";
-    const absl::string_view one_groups = groups.size() == count ? groups[i] : "";
-    if (count > 1 && one_preset.empty() && one_groups.empty()) {
-      return absl::InvalidArgumentError(absl::StrFormat("pattern partition %d of %d is empty", i + 1, count));
-    }
-    absl::StatusOr<PatternGroups> partition = ResolvePatternGroups(goal, one_preset, one_groups);
-    if (!partition.ok()) return partition.status();
-    partitions.push_back(*std::move(partition));
-  }
-  return partitions;
-}
-
-namespace {
-
+// One partition, from a preset or groups (at most one of them given) or
+// the board's default.
 absl::StatusOr<PatternGroups> ResolvePatternGroups(const Board& goal, absl::string_view preset,
                                                    absl::string_view explicit_groups) {
   PatternGroups groups;
@@ -225,5 +180,49 @@ absl::StatusOr<PatternGroups> ResolvePatternGroups(const Board& goal, absl::stri
 }
 
 }  // namespace
+
+std::vector<std::string> PatternPresetNames() {
+  std::vector<std::string> names;
+  for (const Preset& p : kPresets) names.push_back(absl::StrFormat("%s (%dx%d)", p.name, p.rows, p.cols));
+  return names;
+}
+
+uint64_t PatternEntries(int cells, int tiles) { return EntriesCapped(cells, tiles); }
+
+std::string FormatPatternPartitions(const PatternPartitions& partitions) {
+  return absl::StrJoin(partitions, "+",
+                       [](std::string* out, const PatternGroups& g) { absl::StrAppend(out, FormatPatternGroups(g)); });
+}
+
+absl::StatusOr<PatternPartitions> ResolvePatternPartitions(const Board& goal, absl::string_view preset,
+                                                           absl::string_view explicit_groups) {
+  if (!preset.empty() && !explicit_groups.empty()) {
+    return absl::InvalidArgumentError("give either a pattern preset or pattern groups, not both");
+  }
+  const std::vector<absl::string_view> presets = absl::StrSplit(preset, '+');
+  const std::vector<absl::string_view> groups = absl::StrSplit(explicit_groups, '+');
+  const size_t count = std::max(presets.size(), groups.size());
+  if (count > kMaxPatternPartitions) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%d pattern partitions; at most %d are supported", count, kMaxPatternPartitions));
+  }
+  PatternPartitions partitions;
+  for (size_t i = 0; i < count; ++i) {
+    // Only the one of the two that was given has `count` parts.
+    const absl::string_view one_preset = presets.size() == count ? presets[i] : "";
+    const absl::string_view one_groups = groups.size() == count ? groups[i] : "";
+    if (count > 1 && one_preset.empty() && one_groups.empty()) {
+      return absl::InvalidArgumentError(absl::StrFormat("pattern partition %d of %d is empty", i + 1, count));
+    }
+    absl::StatusOr<PatternGroups> partition = ResolvePatternGroups(goal, one_preset, one_groups);
+    if (!partition.ok()) {
+      if (count == 1) return partition.status();
+      return absl::Status(partition.status().code(),
+                          absl::StrFormat("pattern partition %d: %s", i + 1, partition.status().message()));
+    }
+    partitions.push_back(*std::move(partition));
+  }
+  return partitions;
+}
 
 }  // namespace npuzzle

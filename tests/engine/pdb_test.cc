@@ -306,7 +306,9 @@ TEST(PatternGroups, ErrorsNameTheProblem) {
   EXPECT_THAT(ResolvePatternPartitions(goal, "7-8+6-6-3+5-5-5", "").status().message(),
               HasSubstr("3 pattern partitions; at most 2"));
   EXPECT_THAT(ResolvePatternPartitions(goal, "", "1,2+1,2,2").status().message(),
-              HasSubstr("tile 2 is in pattern groups 1 and 1"));
+              HasSubstr("pattern partition 2: tile 2 is in pattern groups 1 and 1"));
+  EXPECT_THAT(ResolvePatternPartitions(goal, "6-6-3+6-6-6-6", "").status().message(),
+              HasSubstr("pattern partition 2: pattern preset 6-6-6-6 is for 5x5 boards"));
 }
 
 // The heuristic's value of every reachable board against its true distance,
