@@ -1,6 +1,7 @@
 #include "bench/checkpoint_log.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -53,19 +54,19 @@ absl::Status Parse(absl::string_view line, std::map<int, InstanceProgress>* prog
 
 absl::StatusOr<CheckpointLog> CheckpointLog::Open(const std::string& path, const std::string& configuration) {
   CheckpointLog log(path);
+  log.fd_ = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (log.fd_ < 0) return Errno("open", path);
+  if (flock(log.fd_, LOCK_EX | LOCK_NB) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(path, " is in use by another run"));
+  }
   const std::string header = kHeader + configuration;
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (absl::Status s = log.Append(header); !s.ok()) return s;
-    return log;
-  }
-
   std::stringstream text;
   text << in.rdbuf();
   const std::string content = text.str();
   // Only whole lines count; a torn last one is cut off before appending.
   const size_t whole = content.rfind('\n') == std::string::npos ? 0 : content.rfind('\n') + 1;
-  if (whole < content.size() && truncate(path.c_str(), static_cast<off_t>(whole)) != 0) {
+  if (whole < content.size() && ftruncate(log.fd_, static_cast<off_t>(whole)) != 0) {
     return Errno("truncate", path);
   }
   int number = 0;
@@ -86,6 +87,20 @@ absl::StatusOr<CheckpointLog> CheckpointLog::Open(const std::string& path, const
     if (absl::Status s = log.Append(header); !s.ok()) return s;
   }
   return log;
+}
+
+CheckpointLog::CheckpointLog(CheckpointLog&& other) noexcept
+    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)), progress_(std::move(other.progress_)) {}
+
+CheckpointLog& CheckpointLog::operator=(CheckpointLog&& other) noexcept {
+  std::swap(path_, other.path_);
+  std::swap(fd_, other.fd_);
+  std::swap(progress_, other.progress_);
+  return *this;
+}
+
+CheckpointLog::~CheckpointLog() {
+  if (fd_ >= 0) close(fd_);  // and the lock with it
 }
 
 InstanceProgress CheckpointLog::Progress(int id) const {
@@ -113,13 +128,9 @@ absl::Status CheckpointLog::RecordSolved(int id, int length, uint64_t generated,
 // Whole lines, each on disk before the search goes on: a restart then
 // loses at most the iteration under way.
 absl::Status CheckpointLog::Append(const std::string& line) {
-  const int fd = open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return Errno("open", path_);
   const std::string text = line + "\n";
-  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && fsync(fd) == 0;
-  const absl::Status status = written ? absl::OkStatus() : Errno("write", path_);
-  close(fd);
-  return status;
+  const bool written = write(fd_, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && fsync(fd_) == 0;
+  return written ? absl::OkStatus() : Errno("write", path_);
 }
 
 }  // namespace npuzzle::bench

@@ -14,12 +14,15 @@
 // dropped (and cut from the file) rather than trusted. Anything else that
 // does not parse, or a header for another configuration, is an error that
 // names the file and line: counts from another configuration must not mix.
+// A run holds an exclusive lock on the file, so a second run given the
+// same file is refused rather than searching the same instance beside it.
 #ifndef NPUZZLE_BENCH_CHECKPOINT_LOG_H_
 #define NPUZZLE_BENCH_CHECKPOINT_LOG_H_
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -37,8 +40,12 @@ struct InstanceProgress {
 class CheckpointLog {
  public:
   // Reads `path` if it exists (it must be for `configuration`), else
-  // creates it.
+  // creates it; then holds it until destroyed.
   static absl::StatusOr<CheckpointLog> Open(const std::string& path, const std::string& configuration);
+
+  CheckpointLog(CheckpointLog&& other) noexcept;
+  CheckpointLog& operator=(CheckpointLog&& other) noexcept;
+  ~CheckpointLog();
 
   InstanceProgress Progress(int id) const;
 
@@ -51,6 +58,7 @@ class CheckpointLog {
   absl::Status Append(const std::string& line);
 
   std::string path_;
+  int fd_ = -1;  // open for appending, and locked
   std::map<int, InstanceProgress> progress_;
 };
 

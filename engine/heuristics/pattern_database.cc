@@ -48,11 +48,11 @@ absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, co
     db.transpose_[c] = static_cast<uint8_t>(puzzle.Col(c) * puzzle.cols() + puzzle.Row(c));
   }
   // The table tile each board tile plays: itself, or its image on the
-  // transposed board.
+  // transposed board (which only a mirrored, so square, board has).
   std::array<uint8_t, kMaxCells> as_itself{}, as_image{};
   for (int c = 0; c < puzzle.cells(); ++c) {
     as_itself[puzzle.goal().at(c)] = static_cast<uint8_t>(puzzle.goal().at(c));
-    as_image[puzzle.goal().at(c)] = static_cast<uint8_t>(puzzle.goal().at(db.transpose_[c]));
+    if (db.mirrored_) as_image[puzzle.goal().at(c)] = static_cast<uint8_t>(puzzle.goal().at(db.transpose_[c]));
   }
   for (const PatternGroups& groups : *partitions) {
     for (const bool transposed : {false, true}) {

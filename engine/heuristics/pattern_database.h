@@ -77,8 +77,9 @@ class PatternDatabase {
     // a view each: a move changes one of them by a multiply-add, where
     // finding it from the tiles took a multiply-add a tile (a quarter of a
     // 24-puzzle search's time). Vectors, changed whole (AddToLane), for
-    // the reason above.
-    std::array<CellIndices, kMaxViews> at{};
+    // the reason above. A plain array: std::array would drop the vector
+    // type's alignment attribute.
+    CellIndices at[kMaxViews]{};
   };
   static_assert(kMaxPatternGroups <= sizeof(uint64_t));
 

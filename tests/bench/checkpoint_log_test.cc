@@ -1,6 +1,6 @@
 // The benchmark checkpoint (bench/checkpoint_log.h): records survive a
-// reopen, a torn last line is dropped, damage and another run's file are
-// refused; and korf_pdb killed with SIGKILL mid-instance resumes at the
+// reopen, a torn last line is dropped, damage, another run's file and a
+// file another run holds are refused; and korf_pdb killed with SIGKILL mid-instance resumes at the
 // recorded bound and still finds the optimal length.
 #include "bench/checkpoint_log.h"
 
@@ -80,6 +80,22 @@ TEST(CheckpointLog, DamagedLinesAreRefusedByNumber) {
     ASSERT_FALSE(log.ok()) << damaged;
     EXPECT_THAT(log.status().message(), HasSubstr("run.log line ")) << damaged;
   }
+}
+
+TEST(CheckpointLog, ASecondRunOnTheSameFileIsRefusedWhileTheFirstHoldsIt) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/run.log";
+  {
+    absl::StatusOr<CheckpointLog> first = CheckpointLog::Open(path, "c");
+    ASSERT_TRUE(first.ok()) << first.status();
+    absl::StatusOr<CheckpointLog> second = CheckpointLog::Open(path, "c");
+    ASSERT_FALSE(second.ok());
+    EXPECT_THAT(second.status().message(), HasSubstr("in use by another run"));
+    ASSERT_TRUE(first->RecordIteration(4, 50, 10, 0.1).ok());
+  }
+  absl::StatusOr<CheckpointLog> again = CheckpointLog::Open(path, "c");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->Progress(4).resume_bound, 50);
 }
 
 TEST(CheckpointLog, AFileThatCannotBeWrittenIsAnError) {
