@@ -24,21 +24,53 @@ absl::Status Errno(const std::string& what, const std::string& path) {
   return absl::InternalError(absl::StrCat(what, " ", path, ": ", std::strerror(errno)));
 }
 
+// Adds a finished subtree to `p`, or says why it does not belong there.
+absl::Status AddSubtree(InstanceProgress& p, const SubtreeCheckpoint& s) {
+  if (p.resume_bound <= 0 || s.bound != p.resume_bound) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a subtree of bound ", s.bound, ", but the iteration under way is ", p.resume_bound));
+  }
+  for (const SubtreeCheckpoint& done : p.subtrees) {
+    if (done.index == s.index && done.frontier == s.frontier) {
+      return absl::InvalidArgumentError(absl::StrCat("subtree ", s.index, " recorded twice"));
+    }
+  }
+  p.subtrees.push_back(s);
+  p.generated += s.generated;
+  return absl::OkStatus();
+}
+
 // One record line, or an error saying what is wrong with it.
 absl::Status Parse(absl::string_view line, std::map<int, InstanceProgress>* progress) {
   const std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
-  int id, number;
-  uint64_t generated;
+  int id;
   double seconds;
-  if (f.size() != 5 || !absl::SimpleAtoi(f[1], &id) || !absl::SimpleAtoi(f[2], &number) ||
-      !absl::SimpleAtoi(f[3], &generated) || !absl::SimpleAtod(f[4], &seconds) || number <= 0 || seconds < 0) {
-    return absl::InvalidArgumentError("expected 'iteration|solved <id> <bound|length> <generated> <seconds>'");
+  if (f.size() < 2 || !absl::SimpleAtoi(f[1], &id) || !absl::SimpleAtod(f.back(), &seconds) || seconds < 0) {
+    return absl::InvalidArgumentError("expected '<record> <id> ... <seconds>'");
   }
   InstanceProgress& p = (*progress)[id];
   if (p.solved) return absl::InvalidArgumentError(absl::StrCat("instance ", id, " was already solved"));
+  if (f[0] == "subtree") {
+    SubtreeCheckpoint s;
+    if (f.size() != 8 || !absl::SimpleAtoi(f[2], &s.bound) || !absl::SimpleHexAtoi(f[3], &s.frontier) ||
+        !absl::SimpleAtoi(f[4], &s.index) || !absl::SimpleAtoi(f[5], &s.next_bound) ||
+        !absl::SimpleAtoi(f[6], &s.generated) || s.index < 0 || s.next_bound <= s.bound) {
+      return absl::InvalidArgumentError(
+          "expected 'subtree <id> <bound> <frontier> <index> <next bound> <generated> <seconds>'");
+    }
+    if (absl::Status added = AddSubtree(p, s); !added.ok()) return added;
+    p.seconds = seconds;
+    return absl::OkStatus();
+  }
+  int number;
+  uint64_t generated;
+  if (f.size() != 5 || !absl::SimpleAtoi(f[2], &number) || !absl::SimpleAtoi(f[3], &generated) || number <= 0) {
+    return absl::InvalidArgumentError("expected 'iteration|solved <id> <bound|length> <generated> <seconds>'");
+  }
   if (f[0] == "iteration") {
     if (number <= p.resume_bound) return absl::InvalidArgumentError("bounds must grow");
     p.resume_bound = number;
+    p.subtrees.clear();
   } else if (f[0] == "solved") {
     p.solved = true;
     p.length = number;
@@ -111,6 +143,7 @@ InstanceProgress CheckpointLog::Progress(int id) const {
 absl::Status CheckpointLog::RecordIteration(int id, int next_bound, uint64_t generated, double seconds) {
   InstanceProgress& p = progress_[id];
   p.resume_bound = next_bound;
+  p.subtrees.clear();
   p.generated = generated;
   p.seconds = seconds;
   return Append(absl::StrFormat("iteration %d %d %d %.3f", id, next_bound, generated, seconds));
@@ -123,6 +156,14 @@ absl::Status CheckpointLog::RecordSolved(int id, int length, uint64_t generated,
   p.generated = generated;
   p.seconds = seconds;
   return Append(absl::StrFormat("solved %d %d %d %.3f", id, length, generated, seconds));
+}
+
+absl::Status CheckpointLog::RecordSubtree(int id, const SubtreeCheckpoint& s, double seconds) {
+  InstanceProgress& p = progress_[id];
+  if (absl::Status added = AddSubtree(p, s); !added.ok()) return added;
+  p.seconds = seconds;
+  return Append(absl::StrFormat("subtree %d %d %016x %d %d %d %.3f", id, s.bound, s.frontier, s.index, s.next_bound,
+                                s.generated, seconds));
 }
 
 // Whole lines, each on disk before the search goes on: a restart then

@@ -44,8 +44,9 @@ ABSL_FLAG(bool, iterations, false,
           "print each finished IDA* iteration's nodes; for an instance stopped by --time_cap_s, project the nodes "
           "and time to its optimal length");
 ABSL_FLAG(std::string, checkpoint, "",
-          "file recording each finished iteration and instance; a run given the same file skips the solved "
-          "instances and resumes the unfinished one at its next bound (bench/checkpoint_log.h)");
+          "file recording each finished iteration, subtree of an iteration and instance; a run given the same "
+          "file skips the solved instances and resumes the unfinished one at its next bound, without the subtrees "
+          "done (bench/checkpoint_log.h)");
 ABSL_FLAG(std::string, data_dir, "", "table cache (DIR/pdb); default $NPUZZLE_DATA_DIR or ~/.cache/npuzzle");
 
 namespace npuzzle::bench {
@@ -159,13 +160,26 @@ int Main() {
     if (const double cap = absl::GetFlag(FLAGS_time_cap_s); cap > 0) {
       request.options.limits.max_time = absl::Seconds(cap);
     }
+    request.options.resume_subtrees = before.subtrees;
     std::vector<Iteration> done;
     const absl::Time began = absl::Now();
     uint64_t generated = 0;
     absl::Status logged;
+    // The iteration whose subtrees are logged: the one after the last
+    // logged (none before the first is, which is small).
+    int under_way = before.resume_bound;
+    if (log) {
+      // Called one at a time, and never beside on_checkpoint (between
+      // passes), so `logged` needs no lock.
+      request.options.on_subtree_checkpoint = [&](const SubtreeCheckpoint& s) {
+        if (s.bound != under_way || !logged.ok()) return;
+        logged = log->RecordSubtree(k.id, s, before.seconds + absl::ToDoubleSeconds(absl::Now() - began));
+      };
+    }
     request.options.on_checkpoint = [&](const IterationCheckpoint& c) {
       done.push_back({c.bound, c.generated - generated});
       generated = c.generated;
+      under_way = c.next_bound;
       const double elapsed = absl::ToDoubleSeconds(absl::Now() - began);
       if (log && logged.ok()) {
         logged = log->RecordIteration(k.id, c.next_bound, before.generated + c.generated, before.seconds + elapsed);
@@ -195,7 +209,10 @@ int Main() {
       }
     }
     print_row(k.id, static_cast<int>(r->moves.size()), k.optimal_length, StatusName(r->status), instance_nodes, s,
-              before.resume_bound > 0 ? absl::StrFormat("  (resumed at bound %d)", before.resume_bound) : "");
+              before.resume_bound == 0  ? ""
+              : before.subtrees.empty() ? absl::StrFormat("  (resumed at bound %d)", before.resume_bound)
+                                        : absl::StrFormat("  (resumed at bound %d, %d of its subtrees done)",
+                                                          before.resume_bound, before.subtrees.size()));
     if (absl::GetFlag(FLAGS_iterations) && r->status == SearchStatus::kTimeLimit) {
       PrintProjection(done, k.optimal_length, r->stats.nodes_per_second);
     }

@@ -75,6 +75,20 @@ struct IterationCheckpoint {
   int iterations = 0;
 };
 
+// One subtree of an IDA* iteration searched to its end without a
+// solution. A large iteration is split at a frontier of nodes a few moves
+// below the start, the same for the same board, pruning and threads
+// (`frontier` is its fingerprint), so a search resumed at `bound`
+// (SearchOptions::resume_subtrees) need not search this one again: a
+// restart then loses the subtrees under way, not the whole iteration.
+struct SubtreeCheckpoint {
+  int bound = 0;
+  uint64_t frontier = 0;
+  int index = 0;           // the subtree's place in the frontier
+  int next_bound = 0;      // the least f above `bound` seen in it (INT_MAX: none)
+  uint64_t generated = 0;  // the subtree's own nodes
+};
+
 // Set from any thread; searches notice within a few milliseconds.
 class CancelToken {
  public:
@@ -123,6 +137,16 @@ struct SearchOptions {
   // IDA*: called on the search's thread after each iteration that found
   // nothing, before the next one starts.
   std::function<void(const IterationCheckpoint&)> on_checkpoint;
+  // IDA*: set, large iterations are split at a frontier even on one
+  // thread, a finer one (kCheckpointSubtrees), and this is called, on a
+  // search thread and one call at a time, as each subtree finishes
+  // without a solution.
+  std::function<void(const SubtreeCheckpoint&)> on_subtree_checkpoint;
+  // IDA*: the subtrees of the resume_bound iteration that an earlier run
+  // finished (its on_subtree_checkpoint calls). Those of the frontier this
+  // run grows are skipped, their next bounds counted; any others (another
+  // frontier) are ignored, which costs time but never an answer.
+  std::vector<SubtreeCheckpoint> resume_subtrees;
   // IDA*: move sequences up to this long (at most MovePruning::kMaxLength)
   // are checked for shorter or earlier equivalents, which large searches
   // then skip (engine/move_pruning.h); 2 skips only the move that undoes

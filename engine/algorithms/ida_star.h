@@ -1,6 +1,8 @@
 // IDA*: depth-first passes bounded by f = g + h, each pass raising the
 // bound to the smallest f that crossed it; with several threads, large
-// passes are split into subtrees below a fixed depth. Memory is one frame per depth
+// passes are split into subtrees below a fixed depth (and, with subtree
+// checkpoints, finer and on one thread too, so that a restart resumes an
+// iteration without the subtrees it had finished). Memory is one frame per depth
 // (an explicit stack, no recursion), the previous move is never undone
 // (and, in large searches, no move sequence the pruning machine of
 // engine/move_pruning.h rejects is followed), and the heuristic updates
@@ -269,6 +271,7 @@ struct Frontier {
   };
   int depth = 0;
   std::vector<Node> nodes;
+  uint64_t fingerprint = 0;  // of its nodes' paths, in order
 
   // Grows level by level until there are `enough` subtrees or `max_depth`
   // is reached. Starts that are this close to the goal never get here.
@@ -296,22 +299,57 @@ struct Frontier {
       f.nodes = std::move(next);
       ++f.depth;
     }
+    // Two frontiers with the same paths in the same order have the same
+    // subtrees at the same places, which is all a resumed pass relies on.
+    f.fingerprint = 0xcbf29ce484222325ULL;
+    auto mix = [&f](uint64_t v) { f.fingerprint = (f.fingerprint ^ v) * 0x100000001b3ULL; };
+    mix(f.nodes.size());
+    for (const Node& n : f.nodes) {
+      mix(kNumDirs + 1);  // between paths
+      for (const Dir d : n.path) mix(static_cast<uint64_t>(d));
+    }
     return f;
   }
 };
 
-// One pass over every frontier subtree, on `threads` threads that take
-// subtrees in turn. A solution found in a pass is as long as the bound,
-// and no shorter one exists (the earlier passes proved it), so the first
-// thread to find one ends the pass for all.
+// The subtrees of a frontier that an earlier run finished in the iteration
+// at `bound` (SearchOptions::resume_subtrees): which to skip, and the
+// least next bound among them, which the pass's own must not lose.
+struct FinishedSubtrees {
+  std::vector<bool> skip;
+  int next_bound = INT_MAX;
+  int count = 0;
+
+  static FinishedSubtrees Of(const std::vector<SubtreeCheckpoint>& done, uint64_t fingerprint, size_t size, int bound) {
+    FinishedSubtrees f;
+    f.skip.assign(size, false);
+    for (const SubtreeCheckpoint& s : done) {
+      if (s.bound != bound || s.frontier != fingerprint || s.index < 0 || static_cast<size_t>(s.index) >= size ||
+          f.skip[s.index]) {
+        continue;
+      }
+      f.skip[s.index] = true;
+      f.next_bound = std::min(f.next_bound, s.next_bound);
+      ++f.count;
+    }
+    return f;
+  }
+};
+
+// One pass over every frontier subtree not in `finished`, on `threads`
+// threads that take subtrees in turn. A solution found in a pass is as
+// long as the bound, and no shorter one exists (the earlier passes proved
+// it), so the first thread to find one ends the pass for all.
 template <Heuristic H>
 typename BoundedDfs<H>::Pass ParallelPass(const SearchProblem<H>& p, const MovePruning* pruning,
-                                          const Frontier<H>& frontier, int bound, SearchMonitor& monitor) {
+                                          const Frontier<H>& frontier, const FinishedSubtrees& finished, int bound,
+                                          SearchMonitor& monitor) {
   using Pass = typename BoundedDfs<H>::Pass;
   std::atomic<size_t> next{0};
   std::atomic<bool> found{false};
   absl::Mutex mu;
   Pass result;
+  result.next_bound = finished.next_bound;
   auto work = [&](int thread) {
     std::optional<uint64_t> seed;
     if (p.options.seed) seed = *p.options.seed + thread;
@@ -319,8 +357,15 @@ typename BoundedDfs<H>::Pass ParallelPass(const SearchProblem<H>& p, const MoveP
     WorkCounter c;
     Pass mine;
     for (size_t i; !found && !monitor.stopped() && (i = next++) < frontier.nodes.size();) {
+      if (finished.skip[i]) continue;
       const auto& node = frontier.nodes[i];
+      const uint64_t generated_before = c.generated;
       Pass pass = dfs.Run(node.tiles, node.h, frontier.depth, node.entry, pruning, node.machine, bound, c, monitor);
+      if (!pass.found && !pass.stopped && p.options.on_subtree_checkpoint) {
+        absl::MutexLock lock(&mu);
+        p.options.on_subtree_checkpoint(
+            {bound, frontier.fingerprint, static_cast<int>(i), pass.next_bound, c.generated - generated_before});
+      }
       mine.next_bound = std::min(mine.next_bound, pass.next_bound);
       mine.deepest = std::max(mine.deepest, pass.deepest);
       if (pass.found && !found.exchange(true)) {
@@ -411,6 +456,10 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
   // more than it saves, and it keeps short solutions out of the frontier.
   constexpr uint64_t kParallelAfterGenerated = 200000;
   constexpr size_t kSubtreesPerThread = 64;
+  // Checkpointed by subtree, an iteration of hours loses minutes at most
+  // to a restart, if its subtrees are this many (a few moves deeper).
+  constexpr size_t kCheckpointSubtrees = 4096;
+  const bool checkpoint_subtrees = static_cast<bool>(p.options.on_subtree_checkpoint);
 
   SearchMonitor monitor(p.options);
   WorkCounter c;
@@ -455,13 +504,18 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
     }
     // Every bound so far held no solution, and the frontier lies above this
     // one, so a solution found below the frontier is exactly `bound` long.
-    if (!frontier && p.options.threads > 1 && (resumed || generated >= kParallelAfterGenerated)) {
-      frontier = Frontier<H>::Grow(p, pruning, kSubtreesPerThread * p.options.threads, bound - 1, c);
+    if (!frontier && (p.options.threads > 1 || checkpoint_subtrees) &&
+        (resumed || generated >= kParallelAfterGenerated)) {
+      const size_t subtrees = kSubtreesPerThread * p.options.threads;
+      frontier = Frontier<H>::Grow(p, pruning, checkpoint_subtrees ? std::max(subtrees, kCheckpointSubtrees) : subtrees,
+                                   bound - 1, c);
     }
     monitor.StartIteration(bound, c);
     typename BoundedDfs<H>::Pass pass;
     if (frontier) {
-      pass = ParallelPass(p, pruning, *frontier, bound, monitor);
+      const FinishedSubtrees finished =
+          FinishedSubtrees::Of(p.options.resume_subtrees, frontier->fingerprint, frontier->nodes.size(), bound);
+      pass = ParallelPass(p, pruning, *frontier, finished, bound, monitor);
     } else {
       pass = dfs.Run(p.start, root, 0, kNoMove, pruning, MovePruning::kStart, bound, c, monitor);
     }

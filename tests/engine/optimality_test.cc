@@ -151,30 +151,117 @@ TEST(IdaStarCheckpoints, ResumingFromAnyCheckpointStaysOptimal) {
   }
 }
 
+// A 4x4 board whose later IDA* passes with Manhattan distance are large
+// enough to be split at a frontier (about a million states in all).
+SolveResult SolveLargeBoard(const SearchOptions& options) {
+  return SolveAndReplay(*ParseBoard("13 5 1 8 / 2 7 3 11 / 0 4 9 6 / 14 10 12 15"), *GoalPreset("standard", 4, 4),
+                        "idastar", "manhattan", options);
+}
+
 // Resumed at a high bound, a search is large though it has generated
 // nothing yet in this run: its first pass already skips the move sequences
 // the pruning machine finds redundant (it once waited for this run's own
 // count to pass pruning_after_generated, and ran the largest pass unpruned
 // and on one thread).
 TEST(IdaStarCheckpoints, AResumedSearchPrunesFromItsFirstPass) {
-  const Board goal = *GoalPreset("standard", 4, 4);
-  const Board start = *ParseBoard("13 5 1 8 / 2 7 3 11 / 0 4 9 6 / 14 10 12 15");
   SearchOptions options;
   options.threads = 2;
   std::vector<IterationCheckpoint> checkpoints;
   options.on_checkpoint = [&](const IterationCheckpoint& c) { checkpoints.push_back(c); };
-  const SolveResult whole = SolveAndReplay(start, goal, "idastar", "manhattan", options);
+  const SolveResult whole = SolveLargeBoard(options);
   ASSERT_FALSE(checkpoints.empty());
   options.on_checkpoint = nullptr;
   options.resume_bound = checkpoints.back().next_bound;
   ASSERT_GT(options.pruning_after_generated, 0u);
-  const SolveResult pruned = SolveAndReplay(start, goal, "idastar", "manhattan", options);
+  const SolveResult pruned = SolveLargeBoard(options);
   options.pruning_length = 2;
-  const SolveResult unpruned = SolveAndReplay(start, goal, "idastar", "manhattan", options);
+  const SolveResult unpruned = SolveLargeBoard(options);
   EXPECT_EQ(pruned.moves.size(), whole.moves.size());
   EXPECT_EQ(unpruned.moves.size(), whole.moves.size());
   EXPECT_EQ(pruned.stats.iterations, 1);
   EXPECT_LT(pruned.stats.generated * 5, unpruned.stats.generated * 4);
+}
+
+// A run interrupted inside an iteration resumes it without the subtrees it
+// had finished: on one thread the resumed run searches exactly the rest
+// (its nodes and the skipped ones add up to a resume that skips nothing),
+// and the answer stays optimal on one thread or two.
+TEST(IdaStarCheckpoints, AResumedIterationSkipsTheSubtreesFinishedBefore) {
+  for (const int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    SearchOptions options;
+    options.threads = threads;
+    options.pruning_after_generated = 0;  // the same machine, so the same frontier, in every run
+    std::vector<SubtreeCheckpoint> subtrees;
+    options.on_subtree_checkpoint = [&](const SubtreeCheckpoint& s) { subtrees.push_back(s); };
+    const SolveResult whole = SolveLargeBoard(options);
+    const int optimal = static_cast<int>(whole.moves.size());
+    // The last iteration's subtrees finished before the goal was found:
+    // what a run killed just before it would have recorded.
+    std::vector<SubtreeCheckpoint> finished;
+    uint64_t skipped = 0;
+    for (const SubtreeCheckpoint& s : subtrees) {
+      if (s.bound != optimal) continue;
+      finished.push_back(s);
+      skipped += s.generated;
+    }
+    ASSERT_GT(finished.size(), 10u);
+    options.on_subtree_checkpoint = [](const SubtreeCheckpoint&) {};
+    options.resume_bound = optimal;
+    const SolveResult afresh = SolveLargeBoard(options);
+    options.resume_subtrees = finished;
+    const SolveResult resumed = SolveLargeBoard(options);
+    EXPECT_EQ(static_cast<int>(afresh.moves.size()), optimal);
+    EXPECT_EQ(static_cast<int>(resumed.moves.size()), optimal);
+    EXPECT_LT(resumed.stats.generated, afresh.stats.generated);
+    if (threads == 1) EXPECT_EQ(resumed.stats.generated + skipped, afresh.stats.generated);
+    // Records of another frontier are ignored: the search is done afresh.
+    for (SubtreeCheckpoint& s : options.resume_subtrees) ++s.frontier;
+    const SolveResult other = SolveLargeBoard(options);
+    EXPECT_EQ(static_cast<int>(other.moves.size()), optimal);
+    if (threads == 1) EXPECT_EQ(other.stats.generated, afresh.stats.generated);
+  }
+}
+
+// Resumed at an iteration whose every subtree an earlier run finished, the
+// search searches none of them and moves on to the bound their records
+// give, which is the one the finished iteration moved on to.
+TEST(IdaStarCheckpoints, AnIterationFinishedSubtreeBySubtreeMovesOnToTheSameBound) {
+  SearchOptions options;
+  options.pruning_after_generated = 0;
+  std::vector<IterationCheckpoint> iterations;
+  options.on_checkpoint = [&](const IterationCheckpoint& c) { iterations.push_back(c); };
+  SolveLargeBoard(options);
+  ASSERT_GE(iterations.size(), 3u);
+  // Resumed, a search splits its passes from the first, so every
+  // iteration of this one is checkpointed subtree by subtree.
+  options.resume_bound = iterations[0].next_bound;
+  iterations.clear();
+  std::vector<SubtreeCheckpoint> subtrees;
+  options.on_subtree_checkpoint = [&](const SubtreeCheckpoint& s) { subtrees.push_back(s); };
+  const SolveResult whole = SolveLargeBoard(options);
+  ASSERT_GE(iterations.size(), 2u);
+  const IterationCheckpoint& last_finished = iterations.back();
+  std::vector<SubtreeCheckpoint> all_of_it;
+  for (const SubtreeCheckpoint& s : subtrees) {
+    if (s.bound == last_finished.bound) all_of_it.push_back(s);
+  }
+  ASSERT_FALSE(all_of_it.empty());
+  options.on_checkpoint = nullptr;
+  options.resume_bound = last_finished.bound;
+  options.resume_subtrees = all_of_it;
+  std::vector<int> bounds;
+  options.on_checkpoint = [&](const IterationCheckpoint& c) { bounds.push_back(c.next_bound); };
+  const SolveResult resumed = SolveLargeBoard(options);
+  EXPECT_EQ(resumed.moves.size(), whole.moves.size());
+  ASSERT_FALSE(bounds.empty());
+  EXPECT_EQ(bounds.front(), last_finished.next_bound);
+  // The skipped iteration cost only the frontier's growth.
+  options.resume_subtrees.clear();
+  options.resume_bound = last_finished.next_bound;
+  options.on_checkpoint = nullptr;
+  const SolveResult from_next = SolveLargeBoard(options);
+  EXPECT_LT(resumed.stats.generated, from_next.stats.generated + 10000);
 }
 
 }  // namespace
