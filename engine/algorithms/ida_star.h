@@ -359,12 +359,12 @@ typename BoundedDfs<H>::Pass ParallelPass(const SearchProblem<H>& p, const MoveP
     for (size_t i; !found && !monitor.stopped() && (i = next++) < frontier.nodes.size();) {
       if (finished.skip[i]) continue;
       const auto& node = frontier.nodes[i];
-      const uint64_t generated_before = c.generated;
+      const uint64_t generated_before = c.generated_flushed + c.generated;
       Pass pass = dfs.Run(node.tiles, node.h, frontier.depth, node.entry, pruning, node.machine, bound, c, monitor);
       if (!pass.found && !pass.stopped && p.options.on_subtree_checkpoint) {
         absl::MutexLock lock(&mu);
-        p.options.on_subtree_checkpoint(
-            {bound, frontier.fingerprint, static_cast<int>(i), pass.next_bound, c.generated - generated_before});
+        p.options.on_subtree_checkpoint({bound, frontier.fingerprint, static_cast<int>(i), pass.next_bound,
+                                         c.generated_flushed + c.generated - generated_before});
       }
       mine.next_bound = std::min(mine.next_bound, pass.next_bound);
       mine.deepest = std::max(mine.deepest, pass.deepest);

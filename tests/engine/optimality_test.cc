@@ -1,6 +1,7 @@
 // Every algorithm that promises shortest answers returns exactly the
 // exhaustive-BFS distance on random small boards with random goals; the
 // others return answers that replay and are no shorter than optimal.
+#include <map>
 #include <random>
 
 #include "engine/board_parser.h"
@@ -221,6 +222,32 @@ TEST(IdaStarCheckpoints, AResumedIterationSkipsTheSubtreesFinishedBefore) {
     EXPECT_EQ(static_cast<int>(other.moves.size()), optimal);
     if (threads == 1) EXPECT_EQ(other.stats.generated, afresh.stats.generated);
   }
+}
+
+// A subtree's count is its own nodes, however often the thread has
+// handed its counts to the monitor meanwhile (they once wrapped below zero
+// when it had). On one thread an iteration is its subtrees, once the
+// frontier it reuses is grown, so their counts add up to the iteration's.
+TEST(IdaStarCheckpoints, ASubtreesCountIsItsOwnNodes) {
+  SearchOptions options;
+  options.pruning_length = 2;  // a larger search: the monitor checks in within subtrees
+  std::map<int, uint64_t> per_bound;
+  options.on_subtree_checkpoint = [&](const SubtreeCheckpoint& s) { per_bound[s.bound] += s.generated; };
+  std::vector<IterationCheckpoint> iterations;
+  options.on_checkpoint = [&](const IterationCheckpoint& c) { iterations.push_back(c); };
+  SolveLargeBoard(options);
+  // Resumed, the search grows its frontier in its first pass.
+  options.resume_bound = iterations.at(0).next_bound;
+  iterations.clear();
+  per_bound.clear();
+  SolveLargeBoard(options);
+  int compared = 0;
+  for (size_t k = 1; k < iterations.size(); ++k) {
+    EXPECT_EQ(per_bound[iterations[k].bound], iterations[k].generated - iterations[k - 1].generated);
+    EXPECT_LT(per_bound[iterations[k].bound], iterations[k].generated);
+    ++compared;
+  }
+  EXPECT_GE(compared, 1);
 }
 
 // Resumed at an iteration whose every subtree an earlier run finished, the
