@@ -318,7 +318,6 @@ struct Frontier {
 struct FinishedSubtrees {
   std::vector<bool> skip;
   int next_bound = INT_MAX;
-  int count = 0;
 
   static FinishedSubtrees Of(const std::vector<SubtreeCheckpoint>& done, uint64_t fingerprint, size_t size, int bound) {
     FinishedSubtrees f;
@@ -330,7 +329,6 @@ struct FinishedSubtrees {
       }
       f.skip[s.index] = true;
       f.next_bound = std::min(f.next_bound, s.next_bound);
-      ++f.count;
     }
     return f;
   }
