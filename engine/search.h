@@ -84,9 +84,10 @@ struct IterationCheckpoint {
 struct SubtreeCheckpoint {
   int bound = 0;
   uint64_t frontier = 0;
-  int index = 0;           // the subtree's place in the frontier
-  int next_bound = 0;      // the least f above `bound` seen in it (INT_MAX: none)
-  uint64_t generated = 0;  // the subtree's own nodes
+  int index = 0;          // the subtree's place in the frontier
+  int next_bound = 0;     // the least f above `bound` seen in it (INT_MAX: none)
+  uint64_t expanded = 0;  // the subtree's own nodes
+  uint64_t generated = 0;
 };
 
 // Set from any thread; searches notice within a few milliseconds.
@@ -143,9 +144,10 @@ struct SearchOptions {
   // without a solution.
   std::function<void(const SubtreeCheckpoint&)> on_subtree_checkpoint;
   // IDA*: the subtrees of the resume_bound iteration that an earlier run
-  // finished (its on_subtree_checkpoint calls). Those of the frontier this
-  // run grows are skipped, their next bounds counted; any others (another
-  // frontier) are ignored, which costs time but never an answer.
+  // finished (its on_subtree_checkpoint calls). Set, iterations are split
+  // as with on_subtree_checkpoint; those of the frontier this run grows
+  // are skipped, their next bounds counted; any others (another frontier)
+  // are ignored, which costs time but never an answer.
   std::vector<SubtreeCheckpoint> resume_subtrees;
   // IDA*: move sequences up to this long (at most MovePruning::kMaxLength)
   // are checked for shorter or earlier equivalents, which large searches
@@ -180,6 +182,8 @@ struct SearchStats {
   uint64_t max_open = 0;    // peak open set (or stack depth for IDA*)
   int iterations = 0;       // iterative deepening passes
   int start_h = 0;
+  // IDA* resumed with resume_subtrees: those of its frontier it skipped.
+  int resumed_subtrees = 0;
   absl::Duration elapsed;
   double nodes_per_second = 0;
 };

@@ -52,6 +52,7 @@ void SearchMonitor::FlushLocked(WorkCounter& c) {
   // Allowances are handed out relative to the thread's own count, so the
   // part it did not use goes back to the pool.
   granted_ -= c.allowed - c.expanded;
+  c.expanded_flushed += c.expanded;
   c.generated_flushed += c.generated;
   c.expanded = c.generated = c.duplicates = 0;
   c.allowed = 0;

@@ -29,8 +29,9 @@ struct WorkCounter {
   uint64_t memory_bytes = 0;
   int best_h = INT_MAX;
   uint64_t allowed = 0;  // check in before expanding node number `allowed`
-  // What check-ins have handed to the monitor: the thread's own total is
-  // this plus `generated`.
+  // What check-ins have handed to the monitor: the thread's own totals
+  // are these plus `expanded` and `generated`.
+  uint64_t expanded_flushed = 0;
   uint64_t generated_flushed = 0;
 
   // True while the thread may expand one more node; the caller then counts

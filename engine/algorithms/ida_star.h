@@ -317,6 +317,7 @@ struct Frontier {
 // least next bound among them, which the pass's own must not lose.
 struct FinishedSubtrees {
   std::vector<bool> skip;
+  int skipped = 0;
   int next_bound = INT_MAX;
 
   static FinishedSubtrees Of(const std::vector<SubtreeCheckpoint>& done, uint64_t fingerprint, size_t size, int bound) {
@@ -328,6 +329,7 @@ struct FinishedSubtrees {
         continue;
       }
       f.skip[s.index] = true;
+      ++f.skipped;
       f.next_bound = std::min(f.next_bound, s.next_bound);
     }
     return f;
@@ -357,11 +359,13 @@ typename BoundedDfs<H>::Pass ParallelPass(const SearchProblem<H>& p, const MoveP
     for (size_t i; !found && !monitor.stopped() && (i = next++) < frontier.nodes.size();) {
       if (finished.skip[i]) continue;
       const auto& node = frontier.nodes[i];
+      const uint64_t expanded_before = c.expanded_flushed + c.expanded;
       const uint64_t generated_before = c.generated_flushed + c.generated;
       Pass pass = dfs.Run(node.tiles, node.h, frontier.depth, node.entry, pruning, node.machine, bound, c, monitor);
       if (!pass.found && !pass.stopped && p.options.on_subtree_checkpoint) {
         absl::MutexLock lock(&mu);
         p.options.on_subtree_checkpoint({bound, frontier.fingerprint, static_cast<int>(i), pass.next_bound,
+                                         c.expanded_flushed + c.expanded - expanded_before,
                                          c.generated_flushed + c.generated - generated_before});
       }
       mine.next_bound = std::min(mine.next_bound, pass.next_bound);
@@ -457,7 +461,10 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
   // Checkpointed by subtree, an iteration of hours loses minutes at most
   // to a restart, if its subtrees are this many (a few moves deeper).
   constexpr size_t kCheckpointSubtrees = 4096;
-  const bool checkpoint_subtrees = static_cast<bool>(p.options.on_subtree_checkpoint);
+  // A run resuming from subtree records splits as the run that wrote them
+  // did, or it could skip none of them.
+  const bool checkpoint_subtrees =
+      static_cast<bool>(p.options.on_subtree_checkpoint) || !p.options.resume_subtrees.empty();
 
   SearchMonitor monitor(p.options);
   WorkCounter c;
@@ -472,6 +479,7 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
   std::optional<Frontier<H>> frontier;
   std::optional<std::vector<Dir>> path;
   SearchStatus exhausted = SearchStatus::kUnsolvable;
+  int resumed_subtrees = 0;
   // Resumed above the start's estimate, the search has done the smaller
   // iterations in an earlier run: it is large, and gets from its first
   // pass what a large search gets once it has generated enough (both
@@ -513,6 +521,7 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
     if (frontier) {
       const FinishedSubtrees finished =
           FinishedSubtrees::Of(p.options.resume_subtrees, frontier->fingerprint, frontier->nodes.size(), bound);
+      resumed_subtrees += finished.skipped;
       pass = ParallelPass(p, pruning, *frontier, finished, bound, monitor);
     } else {
       pass = dfs.Run(p.start, root, 0, kNoMove, pruning, MovePruning::kStart, bound, c, monitor);
@@ -526,7 +535,9 @@ SearchOutcome IterativeDeepeningAStar(const SearchProblem<H>& p) {
     }
     bound = pass.next_bound;
   }
-  return monitor.Conclude(c, start_h, std::move(path), exhausted);
+  SearchOutcome out = monitor.Conclude(c, start_h, std::move(path), exhausted);
+  out.stats.resumed_subtrees = resumed_subtrees;
+  return out;
 }
 
 struct IdaStar {

@@ -58,7 +58,7 @@ TEST(CheckpointLog, RecordsSurviveAReopen) {
 TEST(CheckpointLog, SubtreesOfTheIterationUnderWaySurviveAReopen) {
   testing::TempDir dir;
   const std::string path = dir.path() + "/run.log";
-  const SubtreeCheckpoint a{62, 0xabcdef0123456789ULL, 7, 64, 100}, b{62, 0xabcdef0123456789ULL, 3, INT_MAX, 50};
+  const SubtreeCheckpoint a{62, 0xabcdef0123456789ULL, 7, 64, 0, 100}, b{62, 0xabcdef0123456789ULL, 3, INT_MAX, 0, 50};
   {
     absl::StatusOr<CheckpointLog> log = CheckpointLog::Open(path, "c");
     ASSERT_TRUE(log.ok()) << log.status();

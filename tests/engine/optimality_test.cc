@@ -216,23 +216,29 @@ TEST(IdaStarCheckpoints, AResumedIterationSkipsTheSubtreesFinishedBefore) {
     EXPECT_EQ(static_cast<int>(resumed.moves.size()), optimal);
     EXPECT_LT(resumed.stats.generated, afresh.stats.generated);
     if (threads == 1) EXPECT_EQ(resumed.stats.generated + skipped, afresh.stats.generated);
+    EXPECT_EQ(afresh.stats.resumed_subtrees, 0);
+    EXPECT_EQ(resumed.stats.resumed_subtrees, static_cast<int>(finished.size()));
     // Records of another frontier are ignored: the search is done afresh.
     for (SubtreeCheckpoint& s : options.resume_subtrees) ++s.frontier;
     const SolveResult other = SolveLargeBoard(options);
     EXPECT_EQ(static_cast<int>(other.moves.size()), optimal);
     if (threads == 1) EXPECT_EQ(other.stats.generated, afresh.stats.generated);
+    EXPECT_EQ(other.stats.resumed_subtrees, 0);
   }
 }
 
-// A subtree's count is its own nodes, however often the thread has
+// A subtree's counts are its own nodes, however often the thread has
 // handed its counts to the monitor meanwhile (they once wrapped below zero
 // when it had). On one thread an iteration is its subtrees, once the
 // frontier it reuses is grown, so their counts add up to the iteration's.
 TEST(IdaStarCheckpoints, ASubtreesCountIsItsOwnNodes) {
   SearchOptions options;
   options.pruning_length = 2;  // a larger search: the monitor checks in within subtrees
-  std::map<int, uint64_t> per_bound;
-  options.on_subtree_checkpoint = [&](const SubtreeCheckpoint& s) { per_bound[s.bound] += s.generated; };
+  std::map<int, uint64_t> per_bound, expanded_per_bound;
+  options.on_subtree_checkpoint = [&](const SubtreeCheckpoint& s) {
+    per_bound[s.bound] += s.generated;
+    expanded_per_bound[s.bound] += s.expanded;
+  };
   std::vector<IterationCheckpoint> iterations;
   options.on_checkpoint = [&](const IterationCheckpoint& c) { iterations.push_back(c); };
   SolveLargeBoard(options);
@@ -240,10 +246,12 @@ TEST(IdaStarCheckpoints, ASubtreesCountIsItsOwnNodes) {
   options.resume_bound = iterations.at(0).next_bound;
   iterations.clear();
   per_bound.clear();
+  expanded_per_bound.clear();
   SolveLargeBoard(options);
   int compared = 0;
   for (size_t k = 1; k < iterations.size(); ++k) {
     EXPECT_EQ(per_bound[iterations[k].bound], iterations[k].generated - iterations[k - 1].generated);
+    EXPECT_EQ(expanded_per_bound[iterations[k].bound], iterations[k].expanded - iterations[k - 1].expanded);
     EXPECT_LT(per_bound[iterations[k].bound], iterations[k].generated);
     ++compared;
   }
