@@ -141,6 +141,7 @@ v1::Result ResultToProto(const SolveResult& result) {
   s->set_start_h(result.stats.start_h);
   s->set_elapsed_ms(absl::ToDoubleMilliseconds(result.stats.elapsed));
   s->set_nodes_per_second(result.stats.nodes_per_second);
+  s->set_resumed_subtrees(result.stats.resumed_subtrees);
   return r;
 }
 
@@ -164,6 +165,7 @@ SolveResult ResultFromProto(const v1::Result& r) {
   s.start_h = r.stats().start_h();
   s.elapsed = absl::Milliseconds(r.stats().elapsed_ms());
   s.nodes_per_second = r.stats().nodes_per_second();
+  s.resumed_subtrees = r.stats().resumed_subtrees();
   return result;
 }
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "jobspec/checkpoint.h"
 #include "jobspec/job_spec.h"
 
 namespace npuzzle {
@@ -29,6 +30,8 @@ absl::StatusOr<SolveRequest> RequestFromAssignment(const v1::Assignment& assignm
   absl::StatusOr<std::vector<Dir>> best = ParseMoves(checkpoint.best_moves());
   if (!best.ok()) return absl::InvalidArgumentError(absl::StrCat("checkpoint.best_moves: ", best.status().message()));
   request->resume = {*std::move(best), checkpoint.lower_bound()};
+  request->options.resume_bound = checkpoint.bound();
+  request->options.resume_subtrees = SubtreesDone(checkpoint);
   if (!assignment.has_unit()) return request;
   absl::StatusOr<std::vector<Dir>> prefix = ParseMoves(assignment.unit().prefix());
   if (!prefix.ok()) return absl::InvalidArgumentError(absl::StrCat("unit.prefix: ", prefix.status().message()));

@@ -21,8 +21,9 @@ namespace npuzzle {
 // stays unset). Labels and the request id stay with the job.
 v1::JobSpec UnitSpec(const v1::JobSpec& job, uint64_t nodes_left, absl::Duration time_left);
 
-// The request an assignment stands for: its spec's, resuming from the best
-// answer an earlier attempt stored (auto and anytime), and for a work unit
+// The request an assignment stands for: its spec's, resuming from what an
+// earlier attempt stored (the best answer of auto and anytime, IDA*'s
+// threshold and finished subtrees), and for a work unit
 // a pass over the unit's subtree at its bound that gives work away through
 // `hand_back` (may be null). Errors are InvalidArgument naming the field.
 absl::StatusOr<SolveRequest> RequestFromAssignment(const v1::Assignment& assignment, HandBack* hand_back = nullptr);

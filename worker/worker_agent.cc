@@ -13,6 +13,7 @@
 #include "engine/pdb/pdb_store.h"
 #include "engine/solver.h"
 #include "grpcpp/grpcpp.h"
+#include "jobspec/checkpoint.h"
 #include "jobspec/job_spec.h"
 #include "jobspec/work_unit.h"
 
@@ -20,16 +21,6 @@ namespace npuzzle {
 namespace {
 
 constexpr size_t kRecentResults = 64;
-
-// A checkpoint of this run, counting what the run it resumed had done.
-v1::Checkpoint WithEarlierWork(const v1::Checkpoint& earlier, const IterationCheckpoint& c) {
-  v1::Checkpoint out;
-  out.set_bound(c.next_bound);
-  out.set_expanded(earlier.expanded() + c.expanded);
-  out.set_generated(earlier.generated() + c.generated);
-  out.set_iterations(earlier.iterations() + c.iterations);
-  return out;
-}
 
 // A resumed run's statistics, for the whole job.
 void AddEarlierWork(const v1::Checkpoint& earlier, v1::Stats* stats) {
@@ -47,18 +38,26 @@ void Name(Message* m, const Job& job) {
   m->set_attempt(job.attempt);
 }
 
-// The job's checkpoint messages not yet sent, threshold first, and none
-// left behind.
+// The job's checkpoint messages due by `now` (all of them at
+// InfiniteFuture), threshold first; the next threshold message is due
+// `interval` after this one.
 template <class Job>
-std::vector<v1::WorkerMessage> TakeUnsent(Job& job) {
+std::vector<v1::WorkerMessage> TakeUnsent(Job& job, absl::Time now, absl::Duration interval) {
   std::vector<v1::WorkerMessage> out;
-  for (std::optional<v1::Checkpoint>* unsent : {&job.unsent_checkpoint, &job.unsent_best}) {
-    if (!unsent->has_value()) continue;
+  auto add = [&](const v1::Checkpoint& checkpoint) {
     v1::WorkerMessage& m = out.emplace_back();
     m.mutable_checkpoint()->set_job_id(job.id);
     m.mutable_checkpoint()->set_attempt(job.attempt);
-    *m.mutable_checkpoint()->mutable_checkpoint() = **unsent;
-    unsent->reset();
+    *m.mutable_checkpoint()->mutable_checkpoint() = checkpoint;
+  };
+  if (job.latest_unsent && now >= job.latest_due) {
+    add(job.latest);
+    job.latest_unsent = false;
+    job.latest_due = now + interval;
+  }
+  if (job.unsent_best) {
+    add(*job.unsent_best);
+    job.unsent_best.reset();
   }
   return out;
 }
@@ -251,6 +250,7 @@ void WorkerAgent::StartJob(const v1::Assignment& assignment) {
   job->unit = assignment.unit().id();
   job->attempt = assignment.attempt();
   job->resume = assignment.checkpoint();
+  job->latest = job->resume;
   if (assignment.has_unit()) {
     // Given away only once the coordinator has it: what a pass gives is
     // searched by no one else otherwise.
@@ -313,14 +313,24 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignm
       job->node_rate = job->unsent_progress->nodes_per_second();
       CountExpanded(*job, job->unsent_progress->expanded());
     };
-    // A checkpoint is what a lost attempt saves; it goes out with the next
-    // tick's progress, at most 50 ms after the threshold was passed.
-    request->options.resume_bound = job->resume.bound();
+    // A checkpoint is what a lost attempt saves. A finished threshold goes
+    // out with the next tick's progress, at most 50 ms after it was passed.
     request->options.on_checkpoint = [this, job](const IterationCheckpoint& c) {
-      v1::Checkpoint checkpoint = WithEarlierWork(job->resume, c);
+      v1::Checkpoint checkpoint = AfterIteration(job->resume, c);
       absl::MutexLock lock(&mu_);
-      job->unsent_checkpoint = std::move(checkpoint);
+      job->latest = std::move(checkpoint);
+      job->latest_unsent = true;
+      job->latest_due = absl::InfinitePast();
     };
+    // Subtrees of a long threshold, so that a lost attempt loses minutes of
+    // it rather than hours. A work unit is one subtree already.
+    if (job->unit == 0) {
+      request->options.on_subtree_checkpoint = [this, job](const SubtreeCheckpoint& s) {
+        absl::MutexLock lock(&mu_);
+        AddSubtree(s, &job->latest);
+        job->latest_unsent = true;
+      };
+    }
     // So does a better answer of an anytime solve: a re-run starts from it.
     request->on_improvement = [this, job](const BestSoFar& best) {
       v1::Checkpoint checkpoint;
@@ -348,7 +358,7 @@ void WorkerAgent::RunJob(std::shared_ptr<Job> job, const v1::Assignment& assignm
   {
     absl::MutexLock lock(&mu_);
     release = job->release;
-    unsent = TakeUnsent(*job);
+    unsent = TakeUnsent(*job, absl::InfiniteFuture(), options_.checkpoint_interval);
     CountExpanded(*job, run_expanded);
     for (const std::string& prefix : job->handed_back) finished->add_handed_back(prefix);
     (release ? released_ : finished_)->Increment();
@@ -380,9 +390,10 @@ void WorkerAgent::SendLoop() {
     {
       absl::MutexLock lock(&mu_);
       if (stopped_) return;
+      const absl::Time now = absl::Now();
       for (auto& [key, job] : jobs_) {
         // Checkpoints first: the progress after them shows their answer.
-        for (v1::WorkerMessage& m : TakeUnsent(*job)) out.push_back(std::move(m));
+        for (v1::WorkerMessage& m : TakeUnsent(*job, now, options_.checkpoint_interval)) out.push_back(std::move(m));
         if (!job->unsent_progress) continue;
         v1::WorkerMessage m;
         Name(m.mutable_progress(), *job);
@@ -390,8 +401,8 @@ void WorkerAgent::SendLoop() {
         job->unsent_progress.reset();
         out.push_back(std::move(m));
       }
-      if (absl::Now() >= next_heartbeat) {
-        next_heartbeat = absl::Now() + options_.heartbeat_interval;
+      if (now >= next_heartbeat) {
+        next_heartbeat = now + options_.heartbeat_interval;
         v1::WorkerMessage m;
         for (const auto& [key, job] : jobs_) Name(m.mutable_heartbeat()->add_running(), *job);
         if (!m.has_heartbeat()) m.mutable_heartbeat();

@@ -37,6 +37,9 @@ struct AgentOptions {
   absl::Duration progress_interval = absl::Milliseconds(250);
   absl::Duration heartbeat_interval = absl::Seconds(1);
   absl::Duration drain_grace = absl::Seconds(25);
+  // How often a job's progress inside a long IDA* threshold (its finished
+  // subtrees) is sent to be stored; a finished threshold goes at once.
+  absl::Duration checkpoint_interval = absl::Seconds(5);
   // How to dial the coordinator: plaintext unless set (see common/tls.h);
   // the channel arguments may carry a TLS server-name override.
   std::shared_ptr<grpc::ChannelCredentials> credentials;
@@ -71,12 +74,16 @@ class WorkerAgent {
     CancelToken cancel;
     bool release = false;  // stopped for shutdown: hand back, don't report
     std::optional<v1::Progress> unsent_progress;
-    // The newest IDA* threshold passed, and the newest better answer of an
-    // anytime search, each sent on the next tick (SendLoop) rather than at
-    // once: a job that ends before then has no use for them, and sending
-    // them would hold up its result behind writes and commits of their
-    // own. An answer improved several times within a tick goes out once.
-    std::optional<v1::Checkpoint> unsent_checkpoint;
+    // How far the IDA* search got (jobspec/checkpoint.h), and the newest
+    // better answer of an anytime search, each sent on a later tick
+    // (SendLoop) rather than at once: a job that ends before then has no
+    // use for them, and sending them would hold up its result behind writes
+    // and commits of their own. An answer improved several times within a
+    // tick goes out once; a finished threshold on the next tick, finished
+    // subtrees of one at most every checkpoint_interval.
+    v1::Checkpoint latest;
+    bool latest_unsent = false;
+    absl::Time latest_due = absl::InfinitePast();
     std::optional<v1::Checkpoint> unsent_best;
     uint64_t counted_expanded = 0;  // already added to the expanded counter
     double node_rate = 0;

@@ -29,6 +29,7 @@ struct WorkerFlags {
   int64_t progress_interval_ms = 250;
   int64_t heartbeat_ms = 1000;
   int64_t drain_grace_ms = 25000;
+  int64_t checkpoint_interval_ms = 5000;
   std::string metrics_listen = "0.0.0.0:9091";
   std::string port_file;
   npuzzle::ClientTls tls;
@@ -53,6 +54,9 @@ void AddFlags(CLI::App& app, WorkerFlags* f) {
       ->check(CLI::PositiveNumber.description(""));
   app.add_option("--drain-grace-ms", f->drain_grace_ms, "on SIGTERM, how long running jobs may take to finish")
       ->check(CLI::NonNegativeNumber.description(""));
+  app.add_option("--checkpoint-interval-ms", f->checkpoint_interval_ms,
+                 "how often a job's progress inside a long IDA* threshold is stored (a finished threshold: at once)")
+      ->check(CLI::PositiveNumber.description(""));
   app.add_option("--metrics-listen", f->metrics_listen, "Prometheus /metrics address (host:port; empty: off)");
   app.add_option("--port-file", f->port_file, "once serving metrics, write the metrics port here");
   app.add_option("--tls-ca", f->tls.ca_file, "PEM CA that signed the coordinator's certificate (empty: plaintext)");
@@ -106,6 +110,7 @@ int main(int argc, char** argv) {
   options.progress_interval = absl::Milliseconds(flags.progress_interval_ms);
   options.heartbeat_interval = absl::Milliseconds(flags.heartbeat_ms);
   options.drain_grace = absl::Milliseconds(flags.drain_grace_ms);
+  options.checkpoint_interval = absl::Milliseconds(flags.checkpoint_interval_ms);
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       npuzzle::MakeChannelCredentials(flags.tls, &options.channel_args);
   if (!credentials.ok()) {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
+#include "jobspec/checkpoint.h"
 #include "jobspec/job_state.h"
 #include "jobspec/spec_bounds.h"
 #include "service/jobs/admission.h"
@@ -371,17 +372,13 @@ void JobManager::Checkpoint(const Worker& w, const v1::JobCheckpoint& m) {
   if (r == nullptr) return;
   const v1::Checkpoint& incoming = m.checkpoint();
   v1::Checkpoint& stored = *r->job.mutable_checkpoint();
-  // Stored before the worker could be lost again. An IDA* threshold is
+  // Stored before the worker could be lost again. How far IDA* got is
   // seen by watchers in the progress that follows, so it is no event of
   // its own; a shorter answer or a higher bound is.
-  if (incoming.bound() > stored.bound()) {
-    *r->job.mutable_checkpoint() = incoming;
-    lifecycle_.Record(*r);
-    return;
-  }
+  const bool further = MergeThreshold(incoming, &stored);
   const Improvement improved = MergeBest(incoming, &stored);
+  if (further || improved.any()) lifecycle_.Record(*r);
   if (!improved.any()) return;
-  lifecycle_.Record(*r);
   v1::Progress* progress = r->job.mutable_progress();
   progress->set_best_length(static_cast<int32_t>(stored.best_moves().size()));
   progress->set_lower_bound(stored.lower_bound());

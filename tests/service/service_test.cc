@@ -6,8 +6,10 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include <bit>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <random>
 #include <thread>
@@ -857,6 +859,42 @@ TEST(Service, ASecondWorkerWithATakenIdIsRefusedAndSaysWhy) {
   EXPECT_EQ(w.final_job()->lost_attempts(), 0);
 }
 
+// Polls a running job's stored checkpoint until `reached` holds for it;
+// the last one seen. Fails the test if the job finishes first.
+v1::Checkpoint AwaitCheckpoint(v1::SolverService::Stub& stub, const std::string& id,
+                               const std::function<bool(const v1::Checkpoint&)>& reached) {
+  v1::Checkpoint stored;
+  const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(60));
+  while (!reached(stored) && absl::Now() < deadline) {
+    absl::StatusOr<v1::Job> job = GetJob(stub, id);
+    EXPECT_TRUE(job.ok()) << job.status();
+    if (!job.ok()) break;
+    EXPECT_NE(job->state(), v1::JOB_STATE_DONE) << "finished before the kill";
+    stored = job->checkpoint();
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  return stored;
+}
+
+// Kills worker `a` and lets a worker "b" finish the job, which must end
+// once and solved; the job as it ended.
+v1::Job KillAndFinishElsewhere(Coordinator& c, const testing::TempDir& dir, testing::Process& a,
+                               const std::string& id) {
+  a.Signal(SIGKILL);
+  auto b = StartWorker(c, dir, "b");
+  const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(120));
+  EXPECT_EQ(w.finals(), 1);
+  if (w.final_job() == nullptr) return {};
+  const v1::Job done = *w.final_job();
+  EXPECT_EQ(done.state(), v1::JOB_STATE_DONE);
+  EXPECT_TRUE(done.result().optimal());
+  EXPECT_EQ(done.worker_id(), "b");
+  EXPECT_EQ(done.attempt(), 2);
+  EXPECT_EQ(done.lost_attempts(), 1);
+  testing::ExpectReplays(done);
+  return done;
+}
+
 // An IDA* job whose worker is killed after some thresholds finished goes on
 // from the last one stored on another worker, and still answers the
 // optimal length, once. Korf's first instance with Manhattan distance runs
@@ -869,40 +907,51 @@ TEST(Service, KilledWorkersIdaStarJobResumesAtItsCheckpoint) {
   v1::JobSpec spec = SpecFor("14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "blank-first", "idastar", "manhattan");
   spec.set_threads(1);
   const std::string id = Submit(c.stub(), spec)->id();
-  ASSERT_TRUE(AwaitState(c.stub(), id, v1::JOB_STATE_RUNNING, absl::Seconds(10)).ok());
-  int bound = 0;
-  const absl::Time deadline = absl::Now() + testing::Scaled(absl::Seconds(30));
-  while (bound < 55 && absl::Now() < deadline) {
-    absl::StatusOr<v1::Job> job = GetJob(c.stub(), id);
-    ASSERT_TRUE(job.ok()) << job.status();
-    ASSERT_EQ(job->state(), v1::JOB_STATE_RUNNING) << "finished before the kill";
-    bound = job->checkpoint().bound();
-    absl::SleepFor(absl::Milliseconds(5));
-  }
+  const int bound = AwaitCheckpoint(c.stub(), id, [](const v1::Checkpoint& c) { return c.bound() >= 55; }).bound();
   ASSERT_GE(bound, 55);
-  a->Signal(SIGKILL);
-  auto b = StartWorker(c, dir, "b");
-
-  const testing::Watched w = WatchToEnd(c.stub(), id, absl::Seconds(120));
-  ASSERT_EQ(w.finals(), 1);
-  const v1::Job& done = *w.final_job();
-  EXPECT_EQ(done.state(), v1::JOB_STATE_DONE);
+  const v1::Job done = KillAndFinishElsewhere(c, dir, *a, id);
   EXPECT_EQ(done.result().length(), 57);
-  EXPECT_TRUE(done.result().optimal());
-  EXPECT_EQ(done.worker_id(), "b");
-  EXPECT_EQ(done.attempt(), 2);
-  EXPECT_EQ(done.lost_attempts(), 1);
   // b started at the stored threshold (or a later one, had a's last
   // checkpoint landed after the poll), and the counts span both attempts.
   EXPECT_GE(done.result().stats().resumed_from_bound(), bound);
   EXPECT_EQ(done.result().stats().iterations(), 9);
   EXPECT_GE(done.result().stats().expanded(), done.checkpoint().expanded());
-  testing::ExpectReplays(done);
 }
 
 // Korf's instance 17 (66 moves), about three seconds over two workers.
 constexpr char kKorf17[] = "15 14 0 4 11 1 6 13 7 5 8 9 3 2 10 12";
 constexpr int kKorf17Length = 66;
+
+// Killed mid-threshold, the job loses only the subtrees under way: the
+// subtrees of the threshold that the killed worker had stored are skipped
+// by the next, and the answer is still the optimal one. Korf's instance
+// 17 with Manhattan distance on one thread, killed in its last threshold
+// (66), which takes seconds, is split into thousands of subtrees and finds
+// its answer after some 3,600 of them.
+TEST(Service, AJobKilledMidThresholdSkipsTheSubtreesItStored) {
+  testing::TempDir dir;
+  Coordinator c(dir, 0);
+  c.Start();
+  auto a = StartWorker(c, dir, "a", {"--checkpoint-interval-ms=50"});
+  v1::JobSpec spec = SpecFor(kKorf17, "blank-first", "idastar", "manhattan");
+  spec.set_threads(1);
+  const std::string id = Submit(c.stub(), spec)->id();
+  auto subtrees_done = [](const v1::Checkpoint& c) {
+    int n = 0;
+    for (const char byte : c.subtrees_done()) n += std::popcount(static_cast<unsigned char>(byte));
+    return n;
+  };
+  const v1::Checkpoint stored = AwaitCheckpoint(
+      c.stub(), id, [&](const v1::Checkpoint& c) { return c.bound() == kKorf17Length && subtrees_done(c) >= 20; });
+  ASSERT_EQ(stored.bound(), kKorf17Length);
+  ASSERT_GE(subtrees_done(stored), 20);
+  const v1::Job done = KillAndFinishElsewhere(c, dir, *a, id);
+  EXPECT_EQ(done.result().length(), kKorf17Length);
+  EXPECT_EQ(done.result().stats().resumed_from_bound(), kKorf17Length);
+  // At least those seen (more, had a later checkpoint landed before the kill).
+  EXPECT_GE(done.result().stats().resumed_subtrees(), subtrees_done(stored));
+  EXPECT_GE(done.result().stats().generated(), stored.generated());
+}
 
 // Waits until the split job is in the middle of a threshold of at least
 // `bound`: units done, and units still out.
