@@ -438,8 +438,21 @@ void WorkerAgent::Drain() {
     mu_.Await(absl::Condition(&idle));
   }
   stopped_ = true;
-  if (context_ != nullptr) context_->TryCancel();
   mu_.Unlock();
+  // Half-closed rather than cancelled, the stream ends once the coordinator
+  // has read every message on it, the hand-backs above included; a cancel
+  // could overtake them, and the jobs would count as lost. A coordinator
+  // that does not answer within a few seconds (or a stream still waiting
+  // to connect) is cancelled all the same.
+  bool half_closed;
+  {
+    absl::MutexLock lock(&stream_mu_);
+    half_closed = stream_ != nullptr && stream_->WritesDone();
+  }
+  auto session_ended = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return context_ == nullptr; };
+  absl::MutexLock lock(&mu_);
+  if (half_closed && mu_.AwaitWithTimeout(absl::Condition(&session_ended), absl::Seconds(5))) return;
+  if (context_ != nullptr) context_->TryCancel();
 }
 
 }  // namespace npuzzle
