@@ -42,8 +42,8 @@ std::vector<SubtreeCheckpoint> SubtreesDone(const v1::Checkpoint& checkpoint) {
     if ((static_cast<unsigned char>(done[i / 8]) >> (i % 8) & 1) == 0) continue;
     // Each gets the least next bound of them all, which is all the engine
     // takes from them: the least.
-    out.push_back({checkpoint.bound(), checkpoint.frontier(), static_cast<int>(i), checkpoint.subtrees_next_bound(), 0,
-                   0});
+    out.push_back(
+        {checkpoint.bound(), checkpoint.frontier(), static_cast<int>(i), checkpoint.subtrees_next_bound(), 0, 0});
   }
   return out;
 }

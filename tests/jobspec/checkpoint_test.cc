@@ -74,7 +74,7 @@ TEST(Checkpoint, TheCoordinatorKeepsWhicheverGotFurther) {
   AddSubtree(Subtree(50, 1, 3, 52), &incoming);
   ASSERT_TRUE(MergeThreshold(incoming, &stored));
   EXPECT_EQ(SubtreesDone(stored).size(), 1u);
-  EXPECT_EQ(stored.best_moves(), "UL");  // MergeBest's to change
+  EXPECT_EQ(stored.best_moves(), "UL");             // MergeBest's to change
   EXPECT_FALSE(MergeThreshold(incoming, &stored));  // nothing new
   v1::Checkpoint behind;
   behind.set_bound(48);
