@@ -12,11 +12,12 @@
 namespace npuzzle {
 
 inline constexpr int kMinSide = 2;
-// The largest board the classic searches take (their states are fixed
-// 64-cell arrays: engine/puzzle.h), and the largest any part of npuzzle
-// takes (the anytime solver: engine/anytime/).
+// The largest side the classic searches take (their states are fixed
+// 64-cell arrays: engine/puzzle.h).
 inline constexpr int kMaxSide = 8;
 inline constexpr int kMaxCells = kMaxSide * kMaxSide;
+// The largest side any part of npuzzle takes, and so the largest a Board
+// may have (the anytime solver: engine/anytime/).
 inline constexpr int kMaxBoardSide = 16;
 
 class Board {

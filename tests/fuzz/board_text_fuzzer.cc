@@ -14,7 +14,8 @@ namespace npuzzle {
 namespace {
 
 void CheckBoard(const Board& b) {
-  FUZZ_CHECK(b.rows() >= 2 && b.rows() <= 8 && b.cols() >= 2 && b.cols() <= 8, "shape %s", b.Dimensions().c_str());
+  FUZZ_CHECK(b.rows() >= kMinSide && b.rows() <= kMaxBoardSide && b.cols() >= kMinSide && b.cols() <= kMaxBoardSide,
+             "shape %s", b.Dimensions().c_str());
   std::vector<bool> seen(b.cells(), false);
   for (int cell = 0; cell < b.cells(); ++cell) {
     const int tile = b.at(cell);
@@ -28,11 +29,12 @@ void CheckBoard(const Board& b) {
 }  // namespace
 }  // namespace npuzzle
 
-// First byte: rows (0: not given); second: cols; the rest is the text.
+// First byte: rows (0: not given); second: cols; the rest is the text. The
+// shapes given run one past the largest accepted side, so refusals are tried.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace npuzzle;
   if (size < 2) return 0;
-  const int rows = data[0] % 10, cols = data[1] % 10;
+  const int rows = data[0] % (kMaxBoardSide + 2), cols = data[1] % (kMaxBoardSide + 2);
   const std::string text(reinterpret_cast<const char*>(data + 2), size - 2);
   if (absl::StatusOr<Board> b = ParseBoard(text, rows, cols); b.ok()) {
     CheckBoard(*b);
