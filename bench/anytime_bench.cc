@@ -7,6 +7,7 @@
 //
 //   build/bin/anytime_bench --shapes 6x6,7x7,8x8 --boards 10 --seconds 1,10
 //   build/bin/anytime_bench --korf 3 --seconds 10
+//   build/bin/anytime_bench --shapes '' --korf 3 --seconds 10 --zero_aware  # with 6-6-6-6 tables built
 #include <algorithm>
 #include <cstdio>
 #include <random>
@@ -29,6 +30,10 @@ ABSL_FLAG(std::string, seconds, "1,10", "time limits to run each board under");
 ABSL_FLAG(int, threads, 2, "threads a solve");
 ABSL_FLAG(int, korf, 0, "also run Korf and Taylor's first this many 5x5 instances");
 ABSL_FLAG(uint64_t, seed, 1, "the boards' seed");
+ABSL_FLAG(std::string, pdb_dir, "",
+          "pattern table cache; tables built there for a board's goal are used (empty: the default cache)");
+ABSL_FLAG(std::string, pdb_preset, "", "which tables (empty: the board's default)");
+ABSL_FLAG(bool, zero_aware, false, "zero-aware tables");
 
 namespace npuzzle {
 namespace {
@@ -38,6 +43,7 @@ struct Run {
   int length = 0;
   int lower_bound = 0;
   int start_bound = 0;
+  std::string heuristic;  // what ranked the beams: linear-conflict, or pdb (tables built)
 };
 
 Run SolveOnce(const Board& start, const Board& goal, double seconds) {
@@ -47,6 +53,9 @@ Run SolveOnce(const Board& start, const Board& goal, double seconds) {
   r.algorithm = "anytime";
   r.options.threads = absl::GetFlag(FLAGS_threads);
   r.options.limits.max_time = absl::Seconds(seconds);
+  r.heuristic_options.pdb_dir = absl::GetFlag(FLAGS_pdb_dir);
+  r.heuristic_options.pdb_preset = absl::GetFlag(FLAGS_pdb_preset);
+  r.heuristic_options.pdb_zero_aware = absl::GetFlag(FLAGS_zero_aware);
   Run run;
   const absl::Time begin = absl::Now();
   r.on_improvement = [&](const BestSoFar& best) {
@@ -60,6 +69,7 @@ Run SolveOnce(const Board& start, const Board& goal, double seconds) {
   run.length = static_cast<int>(result->moves.size());
   run.lower_bound = result->lower_bound;
   run.start_bound = result->stats.start_h;
+  run.heuristic = result->heuristic;
   return run;
 }
 
@@ -100,12 +110,14 @@ void Shapes(const std::vector<double>& limits) {
 void Korf(const std::vector<double>& limits, int count) {
   const std::vector<KorfInstance> instances = LoadKorfInstances("korf-taylor-24.txt", 5);
   const Board goal = *GoalPreset("blank-first", 5, 5);
-  std::printf("\n%-9s %6s %8s %8s %10s %12s\n", "5x5 #", "limit", "optimal", "length", "length/opt", "lower bound");
+  std::printf("\n%-9s %6s %8s %8s %10s %12s  %s\n", "5x5 #", "limit", "optimal", "length", "length/opt", "lower bound",
+              "heuristic");
   for (double seconds : limits) {
     for (int i = 0; i < std::min<int>(count, instances.size()); ++i) {
       const Run run = SolveOnce(instances[i].start, goal, seconds);
-      std::printf("%-9d %5gs %8d %8d %10.3f %12d\n", instances[i].id, seconds, instances[i].optimal_length, run.length,
-                  static_cast<double>(run.length) / instances[i].optimal_length, run.lower_bound);
+      std::printf("%-9d %5gs %8d %8d %10.3f %12d  %s\n", instances[i].id, seconds, instances[i].optimal_length,
+                  run.length, static_cast<double>(run.length) / instances[i].optimal_length, run.lower_bound,
+                  run.heuristic.c_str());
       std::fflush(stdout);
     }
   }

@@ -42,6 +42,11 @@ struct HeuristicOptions {
   // stronger, and about five times the memory and cache space.
   bool pdb_zero_aware = false;
   int pdb_build_threads = 0;  // 0: every core
+  // Only tables this process holds already: a missing one is NotFound at
+  // once, and nothing is loaded or built. For callers that may use tables
+  // but cannot wait seconds to load them, or minutes to build them
+  // (engine/anytime/; PatternDatabase::LoadInBackground gets them held).
+  bool pdb_held_only = false;
   // Table building and loading news, one line each.
   std::function<void(absl::string_view)> on_message;
   HeuristicBuildLimits build_limits;

@@ -193,6 +193,9 @@ absl::Status ValidateEntryOptions(absl::string_view algorithm_name, absl::string
   }
   const bool pattern_groups_given = !options.pdb_preset.empty() || !options.pdb_groups.empty();
   if (!algorithm.uses_heuristic) {
+    // auto and anytime use the tables named once they are built and loaded
+    // (engine/anytime/table_watch.h), so the names must make sense.
+    if (pattern_groups_given && algorithm.portfolio) return ValidateHeuristic<PatternDatabase>(goal, options);
     if (pattern_groups_given) {
       return absl::InvalidArgumentError(
           absl::StrCat("a pattern preset or groups apply only to a heuristic, and ", algorithm_name, " uses none"));

@@ -11,11 +11,14 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "engine/anytime/beam.h"
 #include "engine/anytime/grid.h"
 #include "engine/anytime/staged.h"
+#include "engine/anytime/table_watch.h"
+#include "engine/heuristics/pattern_database.h"
 #include "engine/puzzle.h"
 #include "engine/registry.h"
 
@@ -119,6 +122,7 @@ struct Counts {
   std::atomic<int> width{0};
   // The prover stopped as its next threshold could not finish in time.
   std::atomic<bool> prover_gave_up{false};
+  std::atomic<bool> prover_used_tables{false};
   uint64_t expanded() const { return beam_expanded + prover_expanded; }
   uint64_t generated() const { return beam_generated + prover_generated; }
 };
@@ -131,6 +135,7 @@ struct Counts {
 struct Improver {
   const Grid& grid;
   const GridHeuristic& heuristic;
+  const TableWatch& tables;
   const GridState& start;
   // Rises when the prover hands its threads over.
   const std::atomic<int>& threads;
@@ -168,6 +173,10 @@ struct Improver {
     options.width = static_cast<int>(width);
     options.threads = threads.load();
     options.bound = bound;
+    // Held for the beam: the tables may arrive during it, and it ranks
+    // every depth alike.
+    const std::shared_ptr<const PatternDatabase> held = tables.Get();
+    options.tables = held.get();
     options.seed = seed + round;
     options.stop = [&race] { return race.stopped(); };
     options.expanded = &counts.beam_expanded;
@@ -205,7 +214,15 @@ class ThresholdForecast {
   uint64_t nodes_last_ = 0;
 };
 
-// The prover: IDA* with linear conflicts from the best bound known. Beside
+// How a prover's run ended.
+enum class ProverEnd {
+  kFinished,       // found its answer, was stopped, or gave up
+  kSliceEnded,     // its turn is over; the next goes on from the bound
+  kTablesArrived,  // the pattern tables are held now: run again with them
+};
+
+// The prover: IDA* from the best bound known, with the pattern tables once
+// they are held (TableWatch), else with linear conflicts. Beside
 // other parts it runs on threads of its own and stops when the race does
 // (or after `slice`, when it takes turns with the beams), the solve's loop
 // watching the request's cancel and limits for it; it gives up once its
@@ -214,8 +231,11 @@ class ThresholdForecast {
 // set with the solve's progress report) it runs on the solve's own thread
 // and watches them itself: a small board is proven in microseconds, and
 // starting and polling a thread would cost ten times that.
-bool Prove(const SolveRequest& request, int threads, absl::Time deadline, Race& race, Counts& counts,
-           const std::function<void()>* alone = nullptr, absl::Duration slice = absl::InfiniteDuration()) {
+ProverEnd Prove(const SolveRequest& request, const TableWatch& tables, int threads, absl::Time deadline, Race& race,
+                Counts& counts, const std::function<void()>* alone = nullptr,
+                absl::Duration slice = absl::InfiniteDuration()) {
+  const bool with_tables = tables.Get() != nullptr;
+  if (with_tables) counts.prover_used_tables = true;
   SearchOptions options;
   options.threads = threads;
   options.seed = request.options.seed;
@@ -240,11 +260,18 @@ bool Prove(const SolveRequest& request, int threads, absl::Time deadline, Race& 
   // Counted on from earlier slices, so the totals only grow.
   const uint64_t expanded_before = counts.prover_expanded;
   const uint64_t generated_before = counts.prover_generated;
+  bool tables_arrived = false;
   options.on_progress = [&, alone](const Progress& p) {
     counts.prover_expanded = expanded_before + p.expanded;
     counts.prover_generated = generated_before + p.generated;
     if (alone != nullptr && *alone) (*alone)();
     if (race.stopped()) give_up.Cancel();
+    // Alone, the prover watches the caller's cancel, not give_up, and a
+    // board that small is proven before the tables would load.
+    if (alone == nullptr && !with_tables && tables.Get() != nullptr) {
+      tables_arrived = true;
+      give_up.Cancel();
+    }
   };
   options.on_checkpoint = [&, alone](const IterationCheckpoint& c) {
     counts.prover_iterations = c.iterations;
@@ -255,9 +282,11 @@ bool Prove(const SolveRequest& request, int threads, absl::Time deadline, Race& 
     }
   };
   const Puzzle puzzle(request.goal);
-  absl::StatusOr<SearchOutcome> outcome =
-      RunSearch({"idastar", "linear-conflict", 1.0, options, {}}, puzzle, Puzzle::ToTiles(request.start));
-  if (!outcome.ok()) return false;  // cannot happen: the names are known and need no tables
+  absl::StatusOr<SearchOutcome> outcome = RunSearch({"idastar", with_tables ? "pdb" : "linear-conflict", 1.0, options,
+                                                     with_tables ? tables.options() : HeuristicOptions()},
+                                                    puzzle, Puzzle::ToTiles(request.start));
+  // Cannot fail: the names are known, and held tables stay held.
+  if (!outcome.ok()) return ProverEnd::kFinished;
   counts.prover_expanded = expanded_before + outcome->stats.expanded;
   counts.prover_generated = generated_before + outcome->stats.generated;
   counts.prover_iterations = outcome->stats.iterations;
@@ -269,7 +298,9 @@ bool Prove(const SolveRequest& request, int threads, absl::Time deadline, Race& 
               : outcome->status == SearchStatus::kNodeLimit ? "node limit"
                                                             : "searches finished");
   }
-  return outcome->status == SearchStatus::kTimeLimit && alone == nullptr;  // the slice ended
+  if (outcome->status == SearchStatus::kSolved || alone != nullptr) return ProverEnd::kFinished;
+  if (tables_arrived && !race.stopped()) return ProverEnd::kTablesArrived;
+  return outcome->status == SearchStatus::kTimeLimit ? ProverEnd::kSliceEnded : ProverEnd::kFinished;
 }
 
 // How far a run is: of its time limit, or, if further, of the way from
@@ -330,7 +361,6 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
   const int improver_threads = prove_only ? 0 : threads - prover_threads;
   const uint64_t max_bytes = limits.max_memory_bytes > 0 ? limits.max_memory_bytes : kDefaultBeamBytes;
   std::atomic<int> beam_threads{improver_threads};
-  const Improver improver{grid, heuristic, start, beam_threads, options.seed.value_or(0), max_bytes, deadline};
 
   // The solve ends with the widest beam, or when the last part ends (a
   // prover that a memory limit stopped leaves the beams to run on).
@@ -352,6 +382,14 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
       race.Offer(*std::move(first));
     }
   }
+  // After the first answer, which must not wait for tables.
+  TableWatch tables(request);
+  // The tables' value at the start is a lower bound like any other.
+  auto look_for_tables = [&] {
+    if (tables.Poll()) race.RaiseBound(PatternDatabase::Value(tables.Get()->Start(Puzzle::ToTiles(request.start))));
+  };
+  look_for_tables();
+  const Improver improver{grid, heuristic, tables, start, beam_threads, options.seed.value_or(0), max_bytes, deadline};
   std::optional<double> first_gap;
   const std::function<void()> report = !options.on_progress ? std::function<void()>() : [&] {
     Progress p;
@@ -368,7 +406,7 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
   // Nothing more to do once the first answer meets the bound.
   if (race.best() && !race.stopped()) {
     if (prove_only) {
-      Prove(request, prover_threads, deadline, race, counts, &report);
+      Prove(request, tables, prover_threads, deadline, race, counts, &report);
     } else if (take_turns) {
       // Each beam, then the prover for as long as that beam took: each gets
       // about half the thread. A slice that ends inside an IDA* iteration
@@ -377,7 +415,8 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
       launch([&] {
         bool proving = true;
         improver.Run(race, counts, [&](absl::Duration took) {
-          if (proving) proving = Prove(request, 1, deadline, race, counts, nullptr, took);
+          if (proving)
+            proving = Prove(request, tables, 1, deadline, race, counts, nullptr, took) != ProverEnd::kFinished;
           return proving;
         });
         race.Stop("widest beam searched");
@@ -385,7 +424,8 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
     } else {
       if (prover_threads > 0) {
         launch([&] {
-          Prove(request, prover_threads, deadline, race, counts);
+          while (Prove(request, tables, prover_threads, deadline, race, counts) == ProverEnd::kTablesArrived) {
+          }
           beam_threads += prover_threads;  // from the next beam on
         });
       }
@@ -402,6 +442,7 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
     if (absl::Now() >= deadline) race.Stop("time limit");
     if (limits.max_expanded > 0 && counts.expanded() >= limits.max_expanded) race.Stop("node limit");
     if (parts.empty()) race.Stop("searches finished");
+    look_for_tables();
     if (report && absl::Now() >= next_progress) {
       report();
       next_progress = absl::Now() + options.progress_interval;
@@ -412,7 +453,9 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
 
   SolveResult result;
   result.algorithm = request.algorithm;
-  result.heuristic = "linear-conflict";
+  const bool used_tables = tables.Get() != nullptr;
+  result.heuristic = used_tables ? "pdb" : "linear-conflict";
+  const char* prover_heuristic = counts.prover_used_tables ? "pdb" : "linear-conflict";
   std::optional<std::vector<Dir>> best = race.best();
   result.stopped_by = race.stopped_by();
   result.status = StatusOf(result.stopped_by, best.has_value());
@@ -427,17 +470,25 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
   result.stats.nodes_per_second =
       static_cast<double>(result.stats.generated) / std::max(1e-9, absl::ToDoubleSeconds(result.stats.elapsed));
   if (prove_only) {
-    result.chosen = absl::StrCat("idastar with linear-conflict on ", threads, threads == 1 ? " thread" : " threads",
-                                 ": a board of at most ", kProvenCells, " cells is proven quickly");
+    result.chosen =
+        absl::StrCat("idastar with ", prover_heuristic, " on ", threads, threads == 1 ? " thread" : " threads",
+                     ": a board of at most ", kProvenCells, " cells is proven quickly");
   } else {
     result.chosen = absl::StrCat(
-        "anytime: a first answer by lines, then beams up to width ", counts.width.load(),
-        " over Manhattan distance and linear conflicts; the bound from ",
-        fits_prover ? absl::StrCat("idastar with linear-conflict (", counts.prover_iterations.load(), " thresholds",
-                                   counts.prover_gave_up ? "; the next could not finish in time, so "
-                                                           "its thread joined the beams)"
-                                                         : ")")
-                    : "the start's heuristic (above 8x8: no prover)");
+        "anytime: a first answer by lines, then beams up to width ", counts.width.load(), " over ",
+        !used_tables ? std::string("Manhattan distance and linear conflicts")
+        : tables.found_after() == absl::ZeroDuration()
+            ? std::string("the pattern tables built for this goal")
+            : absl::StrFormat("Manhattan distance and linear conflicts, and the pattern tables built for this goal "
+                              "once loaded (after %.1f s)",
+                              absl::ToDoubleSeconds(tables.found_after())),
+        "; the bound from ",
+        fits_prover
+            ? absl::StrCat("idastar with ", prover_heuristic, " (", counts.prover_iterations.load(), " thresholds",
+                           counts.prover_gave_up ? "; the next could not finish in time, so "
+                                                   "its thread joined the beams)"
+                                                 : ")")
+            : "the start's heuristic (above 8x8: no prover)");
   }
   return result;
 }

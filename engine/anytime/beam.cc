@@ -194,16 +194,28 @@ std::optional<std::vector<Dir>> BeamSearch(const Grid& grid, const GridHeuristic
     ForSlices(layer.size(), threads, [&](int slice, size_t begin, size_t end) {
       std::vector<Candidate>& out = found[slice];
       GridState s;
+      Tiles tiles;  // the tables' view of the parent (they read every tile's cell)
       std::array<uint8_t, 2 * kMaxGridSide> lines;
       for (size_t i = begin; i < end; ++i) {
         const Node& n = layer[i];
         load(s, i);
+        if (options.tables != nullptr) {
+          for (size_t c = 0; c < cells; ++c) {
+            tiles.at[c] = s.at[c];
+            tiles.pos[s.at[c]] = static_cast<uint8_t>(c);
+          }
+        }
         for (int d = 0; d < kNumDirs; ++d) {
           if (n.entry != kNumDirs && d == (n.entry ^ 1)) continue;
           const int to = grid.Neighbor(n.blank, static_cast<Dir>(d));
           if (to < 0) continue;
           lines = n.lines;
-          const int h = heuristic.Move(s, n.value, lines.data(), to).total();
+          int h = heuristic.Move(s, n.value, lines.data(), to).total();
+          if (options.tables != nullptr) {
+            tiles.MoveBlank(n.blank, to);
+            h = std::max(h, PatternDatabase::Value(options.tables->Start(tiles)));
+            tiles.MoveBlank(to, n.blank);
+          }
           if (options.bound > 0 && depth + h >= options.bound) continue;
           const int tile = s.at[to];
           const uint64_t hash = n.hash ^ Key(tile, to) ^ Key(tile, n.blank) ^ Key(0, n.blank) ^ Key(0, to);

@@ -7,6 +7,13 @@
 // Children whose cost so far plus heuristic reaches `bound` are dropped:
 // they cannot beat the answer already in hand.
 //
+// With pattern tables (boards up to 8x8 whose tables are built already),
+// a child is ranked by the larger of its Manhattan + linear-conflict value
+// and the tables' value. Both are admissible, so the bound still drops only
+// children that cannot lead to a shorter answer, and the larger is the
+// closer to the true distance, which is what ranking a beam by needs. A
+// value of 0 still means the target: the Manhattan part is 0 only there.
+//
 // Only the chosen children are copied, and only their cells: a candidate is
 // its parent, move, value and hash (Zobrist, updated per move) until it is
 // chosen. The threads split each depth's parents between them; the answer
@@ -21,6 +28,7 @@
 #include <vector>
 
 #include "engine/anytime/grid.h"
+#include "engine/heuristics/pattern_database.h"
 #include "engine/moves.h"
 
 namespace npuzzle {
@@ -30,6 +38,8 @@ struct BeamOptions {
   int threads = 1;
   int bound = 0;      // > 0: only answers shorter than this; 0: no bound
   uint64_t seed = 0;  // breaks ties between equal values
+  // Tables for the target, or none; only for boards of at most kMaxCells.
+  const PatternDatabase* tables = nullptr;
   // Asked once a depth: true stops the search (no answer).
   std::function<bool()> stop;
   // Count the states expanded (parents) and generated (children), for the

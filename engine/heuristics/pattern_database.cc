@@ -11,6 +11,15 @@ absl::Status PatternDatabase::ValidateOptions(const Board& goal, const Heuristic
   return ResolvePatternPartitions(goal, options.pdb_preset, options.pdb_groups).status();
 }
 
+void PatternDatabase::LoadInBackground(const Board& goal, const HeuristicOptions& options) {
+  absl::StatusOr<PatternPartitions> partitions = ResolvePatternPartitions(goal, options.pdb_preset, options.pdb_groups);
+  if (!partitions.ok()) return;
+  PdbStore& store = PdbStore::ForDirectory(options.pdb_dir);
+  for (const PatternGroups& groups : *partitions) {
+    for (const std::vector<int>& tiles : groups) store.LoadInBackground({goal, tiles, options.pdb_zero_aware});
+  }
+}
+
 absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, const HeuristicOptions& options) {
   absl::StatusOr<PatternPartitions> partitions =
       ResolvePatternPartitions(puzzle.goal(), options.pdb_preset, options.pdb_groups);
@@ -28,7 +37,7 @@ absl::StatusOr<PatternDatabase> PatternDatabase::Create(const Puzzle& puzzle, co
   for (const auto& [tiles, table] : tables) order.push_back(tiles);
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
   const PdbBuildOptions build{options.pdb_build_threads, options.on_message, options.build_limits,
-                              options.pdb_cache_bytes};
+                              options.pdb_cache_bytes, options.pdb_held_only};
   PdbStore& store = PdbStore::ForDirectory(options.pdb_dir);
   for (const std::vector<int>& tiles : order) {
     absl::StatusOr<std::shared_ptr<const PatternTable>> table =

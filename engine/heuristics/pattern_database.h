@@ -87,8 +87,14 @@ class PatternDatabase {
   // building anything.
   static absl::Status ValidateOptions(const Board& goal, const HeuristicOptions& options);
 
-  // Resolves the groups and gets their tables (loading or building them).
+  // Resolves the groups and gets their tables (loading or building them,
+  // unless options.pdb_held_only).
   static absl::StatusOr<PatternDatabase> Create(const Puzzle& puzzle, const HeuristicOptions& options);
+
+  // Starts loading the tables that are built in the cache but not held by
+  // this process (PdbStore::LoadInBackground), so that a later Create with
+  // pdb_held_only finds them; returns at once.
+  static void LoadInBackground(const Board& goal, const HeuristicOptions& options);
 
   Node Start(const Tiles& s) const {
     Node n;

@@ -127,11 +127,33 @@ int PdbStore::built() const {
 absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::Table(const PatternKey& key,
                                                                     const PdbBuildOptions& options) {
   const std::string name = key.FileName();
+  if (options.held_only) {
+    absl::MutexLock lock(&mu_);
+    const auto it = entries_.find(name);
+    if (it != entries_.end() && it->second.table != nullptr) return it->second.table;
+    return absl::NotFoundError(absl::StrCat("the pattern table ", key.Describe(), " is not loaded"));
+  }
   absl::StatusOr<std::shared_ptr<const PatternTable>> claimed = Claim(name, options.limits);
   if (!claimed.ok() || *claimed != nullptr) return claimed;
   absl::StatusOr<std::shared_ptr<const PatternTable>> table = LoadOrBuild(key, options);
   Publish(name, table);
   return table;
+}
+
+void PdbStore::LoadInBackground(const PatternKey& key) {
+  if (directory_.empty()) return;
+  const std::string name = key.FileName();
+  const std::string path = absl::StrCat(directory_, "/", name);
+  if (access(path.c_str(), R_OK) != 0) return;  // not built
+  {
+    absl::MutexLock lock(&mu_);
+    Entry& entry = entries_[name];
+    if (entry.busy || entry.table != nullptr) return;
+    entry.busy = true;
+  }
+  // Without the build lock: a saved table appears whole (it is renamed into
+  // place), and Load checks the file through.
+  std::thread([this, key, name, path] { Publish(name, PatternTable::Load(path, key)); }).detach();
 }
 
 absl::StatusOr<std::shared_ptr<const PatternTable>> PdbStore::Claim(const std::string& name,

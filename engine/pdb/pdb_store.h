@@ -33,6 +33,7 @@ struct PdbBuildOptions {
   // waiting on its own cancellation or deadline too.
   HeuristicBuildLimits limits;
   uint64_t cache_budget_bytes = 0;  // 0: DefaultPdbCacheBytes()
+  bool held_only = false;           // HeuristicOptions::pdb_held_only
 };
 
 class PdbStore {
@@ -46,8 +47,17 @@ class PdbStore {
 
   // Errors: Cancelled or DeadlineExceeded as the limits say (no file is
   // left behind), ResourceExhausted when the build would pass the memory
-  // limit, FailedPrecondition when the table cannot fit the cache budget.
+  // limit, FailedPrecondition when the table cannot fit the cache budget,
+  // NotFound when `held_only` and this process does not hold it.
   absl::StatusOr<std::shared_ptr<const PatternTable>> Table(const PatternKey& key, const PdbBuildOptions& options);
+
+  // Loads the table from the cache directory on a thread of its own, if it
+  // is built there and no thread of this process holds, loads or builds it
+  // already; returns at once. The load outlives the caller, and later
+  // callers find the table held; so it is only for a store that lives as
+  // long as the process (ForDirectory's). Never builds: a missing or
+  // damaged file is left for Table() to deal with.
+  void LoadInBackground(const PatternKey& key);
 
   // Tables held now, and how many were built rather than loaded.
   int tables() const;

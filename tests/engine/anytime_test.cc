@@ -14,9 +14,13 @@
 #include "engine/anytime/staged.h"
 #include "engine/board_parser.h"
 #include "engine/goals.h"
+#include "engine/heuristics/pattern_database.h"
 #include "engine/instances.h"
+#include "engine/pdb/pattern_groups.h"
+#include "engine/pdb/pdb_store.h"
 #include "engine/puzzle.h"
 #include "engine/solver.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/util/exhaustive.h"
 #include "tests/util/korf_instances.h"
@@ -271,6 +275,99 @@ TEST(Anytime, NeverBoundsAboveTheOptimumOnKorfAndTaylorsFivePuzzles) {
       EXPECT_GT(result->lower_bound, StartBound(instances[i].start, goal));
       EXPECT_EQ(result->stopped_by, "time limit");
     }
+  }
+}
+
+// Builds the tables `options` name into their cache directory the way
+// another process would: saved there, but not held by this one.
+void BuildTablesElsewhere(const Board& goal, const HeuristicOptions& options) {
+  PdbStore elsewhere(options.pdb_dir);
+  absl::StatusOr<PatternPartitions> partitions = ResolvePatternPartitions(goal, options.pdb_preset, options.pdb_groups);
+  ASSERT_TRUE(partitions.ok()) << partitions.status();
+  for (const PatternGroups& groups : *partitions) {
+    for (const std::vector<int>& tiles : groups) {
+      absl::StatusOr<std::shared_ptr<const PatternTable>> table = elsewhere.Table({goal, tiles, false}, {});
+      ASSERT_TRUE(table.ok()) << table.status();
+    }
+  }
+}
+
+// The tables' value at `start`, once this process holds them (waiting up
+// to 20 s for the background load an anytime solve started).
+int HeldTablesValue(const Board& start, const Board& goal, HeuristicOptions options) {
+  options.pdb_held_only = true;
+  const absl::Time give_up = absl::Now() + absl::Seconds(20);
+  for (;;) {
+    absl::StatusOr<PatternDatabase> tables = PatternDatabase::Create(Puzzle(goal), options);
+    if (tables.ok()) return PatternDatabase::Value(tables->Start(Puzzle::ToTiles(start)));
+    if (absl::Now() > give_up) {
+      ADD_FAILURE() << "the tables were never loaded: " << tables.status();
+      return 0;
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+}
+
+// Tables built in the cache are loaded in the background by the first
+// solve that could use them, which does not wait for them; later solves
+// rank their beams and run their prover with them. Their bounds start at
+// the tables' value and never pass the optimum, and their answers replay:
+// on Korf and Taylor's 5x5 boards with 3-tile groups, and on 3x3 boards
+// with random goals against BFS.
+TEST(Anytime, UsesPatternTablesOnceLoadedAndStillBoundsTheOptimum) {
+  const testing::TempDir dir;
+  HeuristicOptions options;
+  options.pdb_dir = dir.path();
+
+  struct Case {
+    Board start, goal;
+    int optimal;
+  };
+  std::vector<Case> cases;
+  const Board korf_goal = *GoalPreset("blank-first", 5, 5);
+  const std::vector<KorfInstance> instances = LoadKorfInstances("korf-taylor-24.txt", 5);
+  for (int i = 0; i < 3; ++i) cases.push_back({instances[i].start, korf_goal, instances[i].optimal_length});
+  std::mt19937_64 rng(5);
+  const Board small_goal = testing::RandomArrangement(3, 3, rng);
+  const testing::ExhaustiveDistances truth(small_goal);
+  for (int i = 0; i < 4; ++i) {
+    const Board start = RandomSolvableBoard(small_goal, rng);
+    cases.push_back({start, small_goal, truth.Distance(start)});
+  }
+
+  auto groups_for = [](const Board& goal) {
+    return goal.cells() == 25 ? "1,2,3/4,5,6/7,8,9/10,11,12/13,14,15/16,17,18/19,20,21/22,23,24" : "1,2,3,4/5,6,7,8";
+  };
+  for (const Board& goal : {korf_goal, small_goal}) {
+    options.pdb_groups = groups_for(goal);
+    BuildTablesElsewhere(goal, options);
+  }
+
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.start.ToString());
+    options.pdb_groups = groups_for(c.goal);
+    SolveRequest r = Anytime(c.start, c.goal, absl::Seconds(1));
+    r.heuristic_options = options;
+    absl::StatusOr<SolveResult> first = Solve(r);  // starts the load
+    ASSERT_TRUE(first.ok()) << first.status();
+    const int tables_value = HeldTablesValue(c.start, c.goal, options);
+
+    absl::StatusOr<SolveResult> result = Solve(r);
+    ASSERT_TRUE(result.ok()) << result.status();
+    ASSERT_EQ(result->status, SearchStatus::kSolved);
+    ExpectReachesGoal(c.start, c.goal, *result);
+    EXPECT_EQ(result->heuristic, "pdb");
+    EXPECT_THAT(result->chosen, ::testing::HasSubstr("beams up to width"));
+    EXPECT_THAT(result->chosen, ::testing::HasSubstr("over the pattern tables built for this goal"));
+    // The prover searches with them, unless their value at the start met
+    // the first answer and nothing was left to run.
+    if (tables_value < static_cast<int>(result->moves.size())) {
+      EXPECT_THAT(result->chosen, ::testing::HasSubstr("idastar with pdb"));
+    }
+    EXPECT_GE(result->lower_bound, tables_value);
+    EXPECT_LE(result->lower_bound, c.optimal);
+    EXPECT_GE(static_cast<int>(result->moves.size()), c.optimal);
+    if (result->optimal) EXPECT_EQ(static_cast<int>(result->moves.size()), c.optimal);
   }
 }
 

@@ -668,6 +668,57 @@ TEST_F(PdbCacheTest, BuildsOnceThenLoads) {
 
 // A table in use does not depend on its file: truncating or overwriting
 // the file cannot fault the process (a mapping would SIGBUS here).
+// Asks `store` for the table held-only until it has it, for up to 20 s.
+absl::StatusOr<std::shared_ptr<const PatternTable>> AwaitHeld(PdbStore& store, const PatternKey& key) {
+  PdbBuildOptions held_only;
+  held_only.held_only = true;
+  const absl::Time give_up = absl::Now() + absl::Seconds(20);
+  for (;;) {
+    absl::StatusOr<std::shared_ptr<const PatternTable>> table = store.Table(key, held_only);
+    if (table.ok() || absl::Now() > give_up) return table;
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+}
+
+// Held-only asks never touch the directory; a background load makes a
+// built table held, the same bytes as its file, and never builds one.
+TEST_F(PdbCacheTest, HeldOnlyAsksNeitherLoadNorBuildAndABackgroundLoadMakesATableHeld) {
+  PdbStore& store = PdbStore::ForDirectory(dir_.path());
+  PdbBuildOptions held_only;
+  held_only.held_only = true;
+  EXPECT_TRUE(absl::IsNotFound(store.Table(key_, held_only).status()));
+  store.LoadInBackground(key_);  // not built: nothing to load
+  absl::SleepFor(absl::Milliseconds(200));
+  EXPECT_TRUE(absl::IsNotFound(store.Table(key_, held_only).status()));
+  EXPECT_TRUE(std::filesystem::is_empty(dir_.path()));
+
+  const auto built = Get(key_);  // by another store, as by another process
+  EXPECT_TRUE(absl::IsNotFound(store.Table(key_, held_only).status()));
+  store.LoadInBackground(key_);
+  store.LoadInBackground(key_);  // once is enough; a second is a no-op
+  absl::StatusOr<std::shared_ptr<const PatternTable>> held = AwaitHeld(store, key_);
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_TRUE((*held)->from_file());
+  ASSERT_EQ((*held)->size(), built->size());
+  EXPECT_EQ(std::memcmp((*held)->data(), built->data(), built->size()), 0);
+  EXPECT_EQ(store.built(), 0);
+}
+
+TEST_F(PdbCacheTest, ABackgroundLoadNeverHoldsADamagedTable) {
+  Get(key_);
+  std::filesystem::resize_file(Path(key_), std::filesystem::file_size(Path(key_)) - 100);
+  PdbStore& store = PdbStore::ForDirectory(dir_.path());
+  store.LoadInBackground(key_);
+  absl::SleepFor(absl::Milliseconds(500));
+  PdbBuildOptions held_only;
+  held_only.held_only = true;
+  EXPECT_TRUE(absl::IsNotFound(store.Table(key_, held_only).status()));
+  // Asked for outright, it is rebuilt as before.
+  absl::StatusOr<std::shared_ptr<const PatternTable>> rebuilt = store.Table(key_, {});
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
+  EXPECT_EQ(store.built(), 1);
+}
+
 TEST_F(PdbCacheTest, ATableInUseSurvivesItsFileBeingTruncatedOrRewritten) {
   Get(key_);
   const auto in_use = Get(key_);

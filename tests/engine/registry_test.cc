@@ -153,7 +153,9 @@ TEST(Registry, PatternGroupsOnlyWhereTheRegistrySaysSo) {
       SolveRequest r = Request(a.name, h.name);
       r.heuristic_options.pdb_groups = "1,2,3,4/5,6,7,8";
       const absl::Status s = ValidateSolveRequest(r);
-      const bool accepted = a.uses_heuristic && h.takes_pattern_groups;
+      // auto and anytime use the tables named once they are loaded,
+      // whatever the heuristic field says.
+      const bool accepted = (a.uses_heuristic && h.takes_pattern_groups) || a.portfolio;
       EXPECT_EQ(s.ok(), accepted) << a.name << " " << h.name << ": " << s;
       if (accepted) {
         r.heuristic_options.pdb_groups = "1,2,3,4/4,5,6,7,8";

@@ -1,6 +1,7 @@
 // Anytime jobs through the whole service: a watcher sees each shorter
-// answer and each higher bound as they come, and a job whose worker is
-// killed goes on from the best answer it had stored.
+// answer and each higher bound as they come, a job whose worker is killed
+// goes on from the best answer it had stored, and tables built in a
+// worker's cache are used by its jobs.
 #include <signal.h>
 
 #include <random>
@@ -10,9 +11,13 @@
 #include "engine/goals.h"
 #include "engine/instances.h"
 #include "engine/moves.h"
+#include "engine/pdb/pattern_groups.h"
+#include "engine/pdb/pdb_store.h"
 #include "engine/puzzle.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "jobspec/job_spec.h"
+#include "tests/util/korf_instances.h"
 #include "tests/util/process_util.h"
 #include "tests/util/service_harness.h"
 
@@ -139,6 +144,44 @@ TEST(AnytimeService, AJobRunAgainAfterItsWorkerIsKilledKeepsItsBestAnswer) {
   }
   EXPECT_GT(reported, 0);
   testing::ExpectReplays(done);
+}
+
+// The promise of JobSpec.pdb_groups for anytime: the worker's first job
+// starts loading the tables built in its cache, and its next job ranks and
+// proves with them. Korf and Taylor's first 5x5 board, 3-tile groups (their
+// tables build in milliseconds).
+TEST(AnytimeService, AWorkerUsesTablesBuiltInItsCache) {
+  testing::TempDir dir;
+  Coordinator c(dir, 1, {"--worker-progress-ms=100"});
+  const Board goal = *GoalPreset("blank-first", 5, 5);
+  const std::string groups = "1,2,3/4,5,6/7,8,9/10,11,12/13,14,15/16,17,18/19,20,21/22,23,24";
+  {
+    PdbStore builder(c.data_dir() + "/pdb");
+    const absl::StatusOr<PatternPartitions> partitions = ResolvePatternPartitions(goal, "", groups);
+    ASSERT_TRUE(partitions.ok()) << partitions.status();
+    for (const std::vector<int>& tiles : partitions->front()) {
+      ASSERT_TRUE(builder.Table({goal, tiles, false}, {}).ok());
+    }
+  }
+  c.Start();
+  const std::vector<KorfInstance> korf = LoadKorfInstances("korf-taylor-24.txt", 5);
+  v1::JobSpec spec = testing::SpecFor(korf[0].start.ToString(), "blank-first", "anytime", "");
+  spec.set_pdb_groups(groups);
+  spec.set_threads(2);
+  spec.mutable_limits()->set_max_time_ms(1000);
+  std::string chosen;
+  for (int job = 0; job < 2; ++job) {
+    const std::string id = Submit(c.stub(), spec)->id();
+    absl::StatusOr<v1::Job> done = AwaitState(c.stub(), id, v1::JOB_STATE_DONE, testing::Scaled(absl::Seconds(30)));
+    ASSERT_TRUE(done.ok()) << done.status();
+    testing::ExpectReplays(*done);
+    EXPECT_GE(done->result().length(), korf[0].optimal_length);
+    EXPECT_LE(done->result().lower_bound(), korf[0].optimal_length);
+    chosen = done->result().chosen();
+    if (job == 0) absl::SleepFor(absl::Milliseconds(500));  // the load takes milliseconds
+  }
+  EXPECT_THAT(chosen, ::testing::HasSubstr("over the pattern tables built for this goal"));
+  EXPECT_THAT(chosen, ::testing::HasSubstr("idastar with pdb"));
 }
 
 }  // namespace
