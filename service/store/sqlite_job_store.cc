@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <optional>
 
 #include "absl/random/random.h"
 #include "absl/status/status.h"
@@ -450,22 +451,40 @@ absl::StatusOr<JobStore::Page> SqliteJobStore::ListByState(const std::string& te
   return page;
 }
 
-// The first label's rows (job_labels) are the candidates, newest first;
-// each is checked for the other labels and the states. A rare combination
-// could make this a long walk, so it stops after kMaxListScan candidates
-// and the page says where to go on.
+// The first label's rows (job_labels) are the candidates, newest first.
+// The other labels (a primary-key probe of job_labels each) and the states
+// (the job's row) are checked by SQLite, so only matching jobs are read and
+// parsed: a walk through non-matches costs index probes, not jobs. A rare
+// combination could still make this a long walk, so it stops after
+// kMaxListScan candidates and the page says where to go on.
 absl::StatusOr<JobStore::Page> SqliteJobStore::ListByLabel(const std::string& tenant,
                                                            const std::vector<v1::JobState>& states,
                                                            const std::map<std::string, std::string>& labels,
                                                            int page_size, int64_t before) {
-  Statement candidates(reader_,
-                       "SELECT seq FROM job_labels WHERE tenant = ? AND key = ? AND value = ? AND seq < ? "
-                       "ORDER BY seq DESC");
+  std::string matches = "1";
+  for (size_t i = 1; i < labels.size(); ++i) {
+    absl::StrAppend(&matches, " AND EXISTS (SELECT 1 FROM job_labels m WHERE m.tenant = ?1 AND m.key = ?", 4 + 2 * i,
+                    " AND m.value = ?", 5 + 2 * i, " AND m.seq = l.seq)");
+  }
+  if (!states.empty()) {
+    // States are enum numbers, written into the text rather than bound.
+    absl::StrAppend(&matches, " AND (SELECT state FROM jobs j WHERE j.seq = l.seq) IN (",
+                    absl::StrJoin(states, ", ",
+                                  [](std::string* out, v1::JobState s) { absl::StrAppend(out, static_cast<int>(s)); }),
+                    ")");
+  }
+  Statement candidates(reader_, absl::StrCat("SELECT l.seq, ", matches,
+                                             " FROM job_labels l WHERE l.tenant = ?1 AND l.key = ?2 AND l.value = ?3 "
+                                             "AND l.seq < ?4 ORDER BY l.seq DESC"));
   if (!candidates.ok()) return SqliteError(reader_, "prepare list");
   candidates.Bind(1, tenant);
-  candidates.Bind(2, labels.begin()->first);
-  candidates.Bind(3, labels.begin()->second);
   candidates.Bind(4, before > 0 ? before : INT64_MAX);
+  int param = 2;
+  for (const auto& [key, value] : labels) {
+    candidates.Bind(param++, key);
+    candidates.Bind(param++, value);
+    if (param == 4) param = 6;  // ?4 is the seq bound
+  }
   JobAt at(reader_);
   ListPage page(page_size, states, labels);
   int scanned = 0;
@@ -473,9 +492,13 @@ absl::StatusOr<JobStore::Page> SqliteJobStore::ListByLabel(const std::string& te
   while ((rc = candidates.Step()) == SQLITE_ROW) {
     if (scanned++ == kMaxListScan) return std::move(page).Finish(/*walked_to_end=*/false);
     const int64_t seq = candidates.Int(0);
-    absl::StatusOr<v1::Job> job = at.Read(seq);
-    if (!job.ok()) return job.status();
-    if (!page.Add(seq, &*job)) return std::move(page).Finish(/*walked_to_end=*/false);
+    std::optional<v1::Job> job;
+    if (candidates.Int(1) != 0) {
+      absl::StatusOr<v1::Job> read = at.Read(seq);
+      if (!read.ok()) return read.status();
+      job = *std::move(read);
+    }
+    if (!page.Add(seq, job ? &*job : nullptr)) return std::move(page).Finish(/*walked_to_end=*/false);
   }
   if (absl::Status s = EndOfRows(reader_, rc, "list"); !s.ok()) return s;
   return std::move(page).Finish(/*walked_to_end=*/true);

@@ -157,7 +157,9 @@ TEST_P(EachStoreQueries, ARareTenantInACommonStateIsFoundInShortPages) {
   // SQLite walks the state's jobs (an index of tenant and state would
   // change with every change of state), kMaxListScan a call; PostgreSQL
   // the tenant's.
-  if (!postgres()) EXPECT_GE(calls, 3) << "15,000 rows of others in one call";
+  if (!postgres()) {
+    EXPECT_GE(calls, 3) << "15,000 rows of others in one call";
+  }
   // Without a state filter the tenant's own index finds them at once.
   EXPECT_EQ(ListAll(*store, "lone", {}, {}, 50, &calls), (std::vector<std::string>{"lone-1", "lone-0"}));
   EXPECT_EQ(calls, 1);
@@ -165,35 +167,53 @@ TEST_P(EachStoreQueries, ARareTenantInACommonStateIsFoundInShortPages) {
 
 NPUZZLE_FOR_EACH_STORE(EachStoreQueries);
 
-TEST(StoreQueries, ListingsOfAMillionJobsTakeUnder50Milliseconds) {
-  testing::TempDir dir;
-  std::unique_ptr<JobStore> store = *SqliteJobStore::Open(dir.path() + "/jobs.db", /*full_sync=*/false);
-  constexpr int kJobs = 1000000;
-  Fill(*store, 0, kJobs);
+// Each listing is an index range with a bounded walk, so its cost does not
+// grow with the store. Timing against a fixed figure fails on a busy shared
+// machine; instead the same listings are timed, interleaved, on a store 20
+// times smaller (large enough that every walk still reaches its budget), and
+// the million-job store may cost at most a small factor more: a full scan
+// would cost 20 times more.
+TEST(StoreQueries, ListingsOfAMillionJobsCostNoMoreThanOnAStoreTwentyTimesSmaller) {
+  testing::TempDir big_dir, small_dir;
+  constexpr int kBigJobs = 1000000, kSmallJobs = kBigJobs / 20;
+  std::unique_ptr<JobStore> big = *SqliteJobStore::Open(big_dir.path() + "/jobs.db", /*full_sync=*/false);
+  std::unique_ptr<JobStore> small = *SqliteJobStore::Open(small_dir.path() + "/jobs.db", /*full_sync=*/false);
+  Fill(*big, 0, kBigJobs);
+  Fill(*small, 0, kSmallJobs);
   struct Case {
     std::string what;
+    std::string tenant;
     std::vector<v1::JobState> states;
     std::map<std::string, std::string> labels;
   };
   const std::vector<Case> cases = {
-      {"a label no job has", {}, {{"batch", "nomatch"}}},
-      {"a state, newest page", {v1::JOB_STATE_RUNNING}, {}},
-      {"no filter, newest page", {}, {}},
-      {"a label every job has, with a second no job has", {}, {{"all", "yes"}, {"batch", "nomatch"}}},
-      {"a state of a tenant with no jobs", {v1::JOB_STATE_DONE}, {}},
+      {"a label no job has", "t2", {}, {{"batch", "nomatch"}}},
+      {"a state, newest page", "t2", {v1::JOB_STATE_RUNNING}, {}},
+      {"no filter, newest page", "t2", {}, {}},
+      {"a label every job has, with a second no job has", "t2", {}, {{"all", "yes"}, {"batch", "nomatch"}}},
+      {"a label every job has, in a state, with a second label",
+       "t2",
+       {v1::JOB_STATE_DONE},
+       {{"all", "yes"}, {"batch", "b4"}}},
+      {"a state of a tenant with no jobs", "nobody", {v1::JOB_STATE_DONE}, {}},
   };
   for (const Case& c : cases) {
-    std::vector<double> ms;
-    for (int run = 0; run < 5; ++run) {
-      const absl::Time start = absl::Now();
-      const std::string tenant = c.what == "a state of a tenant with no jobs" ? "nobody" : "t2";
-      absl::StatusOr<JobStore::Page> page = store->List(tenant, c.states, c.labels, 50, 0);
-      ms.push_back(absl::ToDoubleMilliseconds(absl::Now() - start));
-      ASSERT_TRUE(page.ok()) << page.status();
+    std::vector<double> big_ms, small_ms;
+    for (int run = 0; run < 7; ++run) {
+      for (auto [store, ms] : {std::pair{big.get(), &big_ms}, std::pair{small.get(), &small_ms}}) {
+        const absl::Time start = absl::Now();
+        absl::StatusOr<JobStore::Page> page = store->List(c.tenant, c.states, c.labels, 50, 0);
+        ms->push_back(absl::ToDoubleMilliseconds(absl::Now() - start));
+        ASSERT_TRUE(page.ok()) << page.status();
+      }
     }
-    std::sort(ms.begin(), ms.end());
-    EXPECT_LT(ms[2], 50) << c.what << ": median of 5 calls";
-    std::cout << c.what << ": median " << ms[2] << " ms\n";
+    std::sort(big_ms.begin(), big_ms.end());
+    std::sort(small_ms.begin(), small_ms.end());
+    // 1 ms of slack: the quickest listings take microseconds, where a
+    // ratio is noise.
+    EXPECT_LT(big_ms[3], 3 * small_ms[3] + 1) << c.what << ": medians of 7 calls";
+    std::cout << c.what << ": median " << big_ms[3] << " ms on " << kBigJobs << " jobs, " << small_ms[3] << " ms on "
+              << kSmallJobs << "\n";
   }
 }
 
