@@ -477,7 +477,7 @@ absl::StatusOr<SolveResult> SolveAnytime(const SolveRequest& request) {
     result.chosen = absl::StrCat(
         "anytime: a first answer by lines, then beams up to width ", counts.width.load(), " over ",
         !used_tables ? std::string("Manhattan distance and linear conflicts")
-        : tables.found_after() == absl::ZeroDuration()
+        : tables.held_from_start()
             ? std::string("the pattern tables built for this goal")
             : absl::StrFormat("Manhattan distance and linear conflicts, and the pattern tables built for this goal "
                               "once loaded (after %.1f s)",

@@ -29,8 +29,14 @@ bool TableWatch::Poll(absl::Duration interval) {
   }
   absl::MutexLock lock(&mu_);
   tables_ = std::make_shared<const PatternDatabase>(*std::move(tables));
-  found_after_ = first ? absl::ZeroDuration() : now - created_;
+  held_from_start_ = first;
+  found_after_ = now - created_;
   return true;
+}
+
+bool TableWatch::held_from_start() const {
+  absl::MutexLock lock(&mu_);
+  return held_from_start_;
 }
 
 std::shared_ptr<const PatternDatabase> TableWatch::Get() const {

@@ -39,8 +39,10 @@ class TableWatch {
   // Settings that find the held tables (for a search that makes its own
   // PatternDatabase from them).
   const HeuristicOptions& options() const { return options_; }
-  // When a Poll found them, counted from this watch's making; zero when
-  // the first Poll did (they were held before the solve began).
+  // Whether the first Poll found them: they were held before the solve
+  // began, and it used them throughout.
+  bool held_from_start() const;
+  // When a Poll found them, counted from this watch's making.
   absl::Duration found_after() const;
 
  private:
@@ -52,6 +54,7 @@ class TableWatch {
   bool looked_ = false;
   mutable absl::Mutex mu_;
   std::shared_ptr<const PatternDatabase> tables_ ABSL_GUARDED_BY(mu_);
+  bool held_from_start_ ABSL_GUARDED_BY(mu_) = false;
   absl::Duration found_after_ ABSL_GUARDED_BY(mu_);
 };
 
