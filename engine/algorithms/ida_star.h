@@ -340,12 +340,21 @@ struct FinishedSubtrees {
 // threads that take subtrees in turn. A solution found in a pass is as
 // long as the bound, and no shorter one exists (the earlier passes proved
 // it), so the first thread to find one ends the pass for all.
+//
+// The pass is complete only if every subtree was skipped or searched to
+// its end; otherwise it is stopped, and its next bound means nothing. That
+// is counted, not inferred from the subtrees' own passes: a stop can come
+// between two subtrees, or before the first (a cancel seen while the
+// pruning machine built), and then no subtree's pass says it stopped. Once
+// a resumed pass that had skipped subtrees was so taken for a finished
+// iteration, and its checkpoint moved the job past the optimal length.
 template <Heuristic H>
 typename BoundedDfs<H>::Pass ParallelPass(const SearchProblem<H>& p, const MovePruning* pruning,
                                           const Frontier<H>& frontier, const FinishedSubtrees& finished, int bound,
                                           SearchMonitor& monitor) {
   using Pass = typename BoundedDfs<H>::Pass;
   std::atomic<size_t> next{0};
+  std::atomic<size_t> searched{0};  // subtrees searched to their end
   std::atomic<bool> found{false};
   absl::Mutex mu;
   Pass result;
@@ -362,6 +371,7 @@ typename BoundedDfs<H>::Pass ParallelPass(const SearchProblem<H>& p, const MoveP
       const uint64_t expanded_before = c.expanded_flushed + c.expanded;
       const uint64_t generated_before = c.generated_flushed + c.generated;
       Pass pass = dfs.Run(node.tiles, node.h, frontier.depth, node.entry, pruning, node.machine, bound, c, monitor);
+      if (!pass.found && !pass.stopped) ++searched;
       if (!pass.found && !pass.stopped && p.options.on_subtree_checkpoint) {
         absl::MutexLock lock(&mu);
         p.options.on_subtree_checkpoint({bound, frontier.fingerprint, static_cast<int>(i), pass.next_bound,
@@ -392,7 +402,11 @@ typename BoundedDfs<H>::Pass ParallelPass(const SearchProblem<H>& p, const MoveP
   for (int t = 1; t < p.options.threads; ++t) threads.emplace_back(work, t);
   work(0);
   for (std::thread& t : threads) t.join();
-  if (result.found) result.stopped = false;
+  if (result.found) {
+    result.stopped = false;
+  } else if (searched + finished.skipped < frontier.nodes.size()) {
+    result.stopped = true;
+  }
   return result;
 }
 

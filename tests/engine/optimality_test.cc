@@ -215,14 +215,18 @@ TEST(IdaStarCheckpoints, AResumedIterationSkipsTheSubtreesFinishedBefore) {
     EXPECT_EQ(static_cast<int>(afresh.moves.size()), optimal);
     EXPECT_EQ(static_cast<int>(resumed.moves.size()), optimal);
     EXPECT_LT(resumed.stats.generated, afresh.stats.generated);
-    if (threads == 1) EXPECT_EQ(resumed.stats.generated + skipped, afresh.stats.generated);
+    if (threads == 1) {
+      EXPECT_EQ(resumed.stats.generated + skipped, afresh.stats.generated);
+    }
     EXPECT_EQ(afresh.stats.resumed_subtrees, 0);
     EXPECT_EQ(resumed.stats.resumed_subtrees, static_cast<int>(finished.size()));
     // Records of another frontier are ignored: the search is done afresh.
     for (SubtreeCheckpoint& s : options.resume_subtrees) ++s.frontier;
     const SolveResult other = SolveLargeBoard(options);
     EXPECT_EQ(static_cast<int>(other.moves.size()), optimal);
-    if (threads == 1) EXPECT_EQ(other.stats.generated, afresh.stats.generated);
+    if (threads == 1) {
+      EXPECT_EQ(other.stats.generated, afresh.stats.generated);
+    }
     EXPECT_EQ(other.stats.resumed_subtrees, 0);
   }
 }
@@ -297,6 +301,57 @@ TEST(IdaStarCheckpoints, AnIterationFinishedSubtreeBySubtreeMovesOnToTheSameBoun
   options.on_checkpoint = nullptr;
   const SolveResult from_next = SolveLargeBoard(options);
   EXPECT_LT(resumed.stats.generated, from_next.stats.generated + 10000);
+}
+
+// A stop that comes before a resumed pass searches anything (here a
+// cancel, seen while the pruning machine for a new shape builds, which
+// then leaves the search unpruned) ends the search without claiming the
+// iteration: the subtrees it skipped gave it a next bound, and it once
+// reported that iteration finished at it, so the job resumed past its
+// optimal length (a 15-puzzle job of 57 moves answered 59 in the
+// multi-host test, drained just after it was resumed).
+TEST(IdaStarCheckpoints, AStopBeforeAResumedPassSearchesAnythingClaimsNoIteration) {
+  CancelToken cancel_after_first_pass;
+  // A shape no other test here builds a pruning machine for, so the
+  // search builds it, and sees the cancel, before its first pass.
+  std::mt19937_64 rng(11);
+  const Board goal = *GoalPreset("standard", 3, 5);
+  const Board start = RandomSolvableBoard(goal, rng);
+  // Resumed above the start's estimate, a run splits its first pass into
+  // subtrees; a run killed in it had finished all but the last. Unpruned:
+  // the frontier the cancelled run grows. Only that pass is needed.
+  SearchOptions options;
+  options.pruning_length = 2;
+  options.limits.max_expanded = 1;
+  const int bound = testing::SolveAndReplay(start, goal, "idastar", "manhattan", options).stats.start_h + 2;
+  options.limits.max_expanded = 0;
+  options.resume_bound = bound;
+  std::vector<SubtreeCheckpoint> subtrees;
+  std::vector<IterationCheckpoint> iterations;
+  options.on_subtree_checkpoint = [&](const SubtreeCheckpoint& s) { subtrees.push_back(s); };
+  options.on_checkpoint = [&](const IterationCheckpoint& c) {
+    iterations.push_back(c);
+    if (c.bound == bound) cancel_after_first_pass.Cancel();
+  };
+  options.cancel = &cancel_after_first_pass;
+  testing::SolveAndReplay(start, goal, "idastar", "manhattan", options);
+  ASSERT_FALSE(iterations.empty());
+  ASSERT_EQ(iterations[0].bound, bound);
+  std::erase_if(subtrees, [&](const SubtreeCheckpoint& s) { return s.bound != bound; });
+  ASSERT_GE(subtrees.size(), 2u);
+  subtrees.pop_back();
+
+  CancelToken cancel;
+  cancel.Cancel();
+  options.cancel = &cancel;
+  options.pruning_length = SearchOptions().pruning_length;
+  options.resume_subtrees = subtrees;
+  options.on_subtree_checkpoint = [](const SubtreeCheckpoint&) {};
+  iterations.clear();
+  const SolveResult stopped = testing::SolveAndReplay(start, goal, "idastar", "manhattan", options);
+  EXPECT_EQ(stopped.status, SearchStatus::kCancelled);
+  EXPECT_TRUE(iterations.empty()) << "claimed threshold " << iterations.front().bound << " finished, next "
+                                  << iterations.front().next_bound;
 }
 
 }  // namespace
