@@ -164,23 +164,33 @@ SolveResult SolveLargeBoard(const SearchOptions& options) {
 // the pruning machine finds redundant (it once waited for this run's own
 // count to pass pruning_after_generated, and ran the largest pass unpruned
 // and on one thread).
+//
+// The node counts are compared on one thread: on two, the last pass's count
+// depends on when one thread finds the goal while the other searches on,
+// and under a sanitizer, beside another test, the pruned run once counted
+// 94% of the unpruned one's nodes (on one thread it is under 80%).
 TEST(IdaStarCheckpoints, AResumedSearchPrunesFromItsFirstPass) {
-  SearchOptions options;
-  options.threads = 2;
-  std::vector<IterationCheckpoint> checkpoints;
-  options.on_checkpoint = [&](const IterationCheckpoint& c) { checkpoints.push_back(c); };
-  const SolveResult whole = SolveLargeBoard(options);
-  ASSERT_FALSE(checkpoints.empty());
-  options.on_checkpoint = nullptr;
-  options.resume_bound = checkpoints.back().next_bound;
-  ASSERT_GT(options.pruning_after_generated, 0u);
-  const SolveResult pruned = SolveLargeBoard(options);
-  options.pruning_length = 2;
-  const SolveResult unpruned = SolveLargeBoard(options);
-  EXPECT_EQ(pruned.moves.size(), whole.moves.size());
-  EXPECT_EQ(unpruned.moves.size(), whole.moves.size());
-  EXPECT_EQ(pruned.stats.iterations, 1);
-  EXPECT_LT(pruned.stats.generated * 5, unpruned.stats.generated * 4);
+  for (const int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    SearchOptions options;
+    options.threads = threads;
+    std::vector<IterationCheckpoint> checkpoints;
+    options.on_checkpoint = [&](const IterationCheckpoint& c) { checkpoints.push_back(c); };
+    const SolveResult whole = SolveLargeBoard(options);
+    ASSERT_FALSE(checkpoints.empty());
+    options.on_checkpoint = nullptr;
+    options.resume_bound = checkpoints.back().next_bound;
+    ASSERT_GT(options.pruning_after_generated, 0u);
+    const SolveResult pruned = SolveLargeBoard(options);
+    options.pruning_length = 2;
+    const SolveResult unpruned = SolveLargeBoard(options);
+    EXPECT_EQ(pruned.moves.size(), whole.moves.size());
+    EXPECT_EQ(unpruned.moves.size(), whole.moves.size());
+    EXPECT_EQ(pruned.stats.iterations, 1);
+    if (threads == 1) {
+      EXPECT_LT(pruned.stats.generated * 5, unpruned.stats.generated * 4);
+    }
+  }
 }
 
 // A run interrupted inside an iteration resumes it without the subtrees it
