@@ -479,11 +479,14 @@ absl::StatusOr<JobStore::Page> SqliteJobStore::ListByLabel(const std::string& te
   if (!candidates.ok()) return SqliteError(reader_, "prepare list");
   candidates.Bind(1, tenant);
   candidates.Bind(4, before > 0 ? before : INT64_MAX);
-  int param = 2;
+  // Label i's key and value at the numbers the text above gave them: the
+  // first at ?2 and ?3, the others after ?4 (the seq bound).
+  size_t i = 0;
   for (const auto& [key, value] : labels) {
-    candidates.Bind(param++, key);
-    candidates.Bind(param++, value);
-    if (param == 4) param = 6;  // ?4 is the seq bound
+    const int key_at = i == 0 ? 2 : static_cast<int>(4 + 2 * i);
+    candidates.Bind(key_at, key);
+    candidates.Bind(key_at + 1, value);
+    ++i;
   }
   JobAt at(reader_);
   ListPage page(page_size, states, labels);
