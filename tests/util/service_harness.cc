@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/client_channel.h"
@@ -120,6 +121,23 @@ Coordinator::Coordinator(const TempDir& dir, int local_workers, std::vector<std:
 
 std::string Coordinator::client_address() const { return absl::StrCat("127.0.0.1:", client_port_); }
 std::string Coordinator::worker_address() const { return absl::StrCat("127.0.0.1:", worker_port_); }
+
+void Coordinator::Start() {
+  // FreePort's ports are free when picked, not when the server binds them:
+  // a server of a test running beside this one, binding port 0, can take
+  // one in between. A first start that lost its ports that way picks new
+  // ones; a restart keeps its ports, which workers and clients know.
+  const bool first = starts_ == 0;
+  for (int attempt = 0;; ++attempt) {
+    Launch();
+    if (AwaitReady(Scaled(absl::Seconds(15)))) return;
+    const bool lost_its_ports = !process_->Running() && absl::StrContains(process_->Log(), "cannot listen on");
+    if (!first || !lost_its_ports || attempt == 4) break;
+    client_port_ = FreePort();
+    worker_port_ = FreePort();
+  }
+  ADD_FAILURE() << "the coordinator did not start:\n" << process_->Log();
+}
 
 void Coordinator::Launch() {
   std::vector<std::string> argv = {

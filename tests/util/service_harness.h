@@ -70,11 +70,9 @@ class Coordinator {
     client_tls_ = std::move(tls);
     token_ = std::move(token);
   }
-  // (Re)starts the server process and waits until it answers.
-  void Start() {
-    Launch();
-    AwaitReady(Scaled(absl::Seconds(15)));
-  }
+  // (Re)starts the server process and waits until it answers; a server
+  // that does not answer fails the test, with its log.
+  void Start();
   // The two halves of Start: the process started, and then awaited until
   // it listens and answers, or `timeout` passes; false then.
   void Launch();
