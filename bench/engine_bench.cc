@@ -3,14 +3,21 @@
 //   time per solve.
 //   IDA* with Manhattan and with linear conflict on Korf's first ten
 //   15-puzzle instances: nodes generated, nodes per second, seconds each.
+//   The anytime solver's beam search at a fixed width on random 6x6 and
+//   7x7 boards: children a second and mean answer length.
 // Run: build/bench/engine_bench [--benchmark_filter=...]
+#include <atomic>
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "absl/time/clock.h"
 #include "bench/bench_util.h"
 #include "bench/reference_ida.h"
 #include "benchmark/benchmark.h"
+#include "engine/anytime/beam.h"
+#include "engine/anytime/grid.h"
+#include "engine/anytime/staged.h"
 #include "engine/goals.h"
 #include "engine/instances.h"
 #include "engine/move_pruning.h"
@@ -53,6 +60,50 @@ void BM_SolveOverhead(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(MustSolve({goal, goal, "astar", "manhattan"}));
 }
 BENCHMARK(BM_SolveOverhead);
+
+// One beam of width 16,384 on each of three seeded random side x side
+// boards (args: side, threads), bounded as the anytime solver's first beam
+// is, by the answer by lines: the solver's improver, whose answers shorten
+// with the width it can afford in the time limit, so its speed is its
+// quality.
+void BM_BeamSearch(benchmark::State& state) {
+  const int side = static_cast<int>(state.range(0));
+  const Board goal = *GoalPreset("standard", side, side);
+  const Grid grid(side, side);
+  const GridState target = grid.StateOf(goal);
+  const GridHeuristic heuristic(grid, target);
+  std::mt19937_64 rng(1);
+  std::vector<std::pair<GridState, int>> starts;  // and the answer by lines' length
+  for (int i = 0; i < 3; ++i) {
+    const GridState start = grid.StateOf(RandomSolvableBoard(goal, rng));
+    const std::optional<std::vector<Dir>> by_lines = SolveByLines(grid, start, target, [] { return false; });
+    if (!by_lines) std::abort();
+    starts.emplace_back(start, static_cast<int>(by_lines->size()));
+  }
+  std::atomic<uint64_t> generated{0};
+  BeamOptions options;
+  options.width = 16384;
+  options.threads = static_cast<int>(state.range(1));
+  options.generated = &generated;
+  double length = 0;
+  for (auto _ : state) {
+    for (const auto& [start, bound] : starts) {
+      options.bound = bound;
+      const std::optional<std::vector<Dir>> moves = BeamSearch(grid, heuristic, start, options);
+      if (!moves) std::abort();
+      length += static_cast<double>(moves->size());
+    }
+  }
+  state.counters["children_per_s"] = benchmark::Counter(static_cast<double>(generated), benchmark::Counter::kIsRate);
+  state.counters["mean_length"] = length / static_cast<double>(state.iterations() * starts.size());
+}
+BENCHMARK(BM_BeamSearch)
+    ->Args({6, 1})
+    ->Args({7, 1})
+    ->Args({7, 2})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
 
 void BM_IdaStarKorf(benchmark::State& state, const char* heuristic) {
   const KorfInstance k = LoadKorfInstances("korf100.txt", 4)[state.range(0)];

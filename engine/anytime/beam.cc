@@ -1,10 +1,12 @@
 #include "engine/anytime/beam.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <random>
-#include <thread>
+
+#include "engine/anytime/crew.h"
 
 namespace npuzzle {
 namespace {
@@ -67,31 +69,45 @@ class SeenTable {
     }
   }
   // A wide beam's table is far larger than the cache: its lookups are
-  // asked for ahead of need (see RemoveSeen).
+  // asked for some candidates ahead of need.
   void Prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[Key(hash) & mask()]); }
   // False if it was there already.
   bool Insert(uint64_t hash) {
-    if (2 * (size_ + 1) > slots_.size()) Grow();
-    const uint64_t key = Key(hash);
+    Reserve(1);
+    if (!Place(Key(hash))) return false;
+    ++size_;
+    return true;
+  }
+  // Inserts `hashes`, which are distinct and none of them here, from
+  // the crew's threads at once: a slot is claimed by compare-and-swap, so
+  // two threads probing the same run cannot both take one, and with room
+  // reserved first nothing moves the slots while they probe.
+  void InsertDistinct(const std::vector<uint64_t>& hashes, Crew& crew);
+  void Clear() {
+    std::fill(slots_.begin(), slots_.end(), 0);
+    size_ = 0;
+  }
+  // Room for `more` without growing.
+  void Reserve(size_t more) {
+    while (2 * (size_ + more) > slots_.size()) Grow();
+  }
+
+ private:
+  size_t mask() const { return slots_.size() - 1; }
+  // False if `key` was there already.
+  bool Place(uint64_t key) {
     size_t i = key & mask();
     for (; slots_[i] != 0; i = (i + 1) & mask()) {
       if (slots_[i] == key) return false;
     }
     slots_[i] = key;
-    ++size_;
     return true;
   }
-
- private:
-  size_t mask() const { return slots_.size() - 1; }
   void Grow() {
     std::vector<uint64_t> old(2 * slots_.size());
     old.swap(slots_);
     for (uint64_t key : old) {
-      if (key == 0) continue;
-      size_t i = key & mask();
-      while (slots_[i] != 0) i = (i + 1) & mask();
-      slots_[i] = key;
+      if (key != 0) Place(key);
     }
   }
 
@@ -99,59 +115,183 @@ class SeenTable {
   size_t size_ = 0;
 };
 
-// Drops the candidates whose states the table holds, keeping the order.
-// Each lookup is a cache miss in a wide beam (they were half its time one
-// at a time), so the slots are fetched some candidates ahead.
-void RemoveSeen(const SeenTable& seen, std::vector<Candidate>& candidates) {
-  size_t kept = 0;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    if (i + kPrefetchAhead < candidates.size()) seen.Prefetch(candidates[i + kPrefetchAhead].hash);
-    if (!seen.Contains(candidates[i].hash)) candidates[kept++] = candidates[i];
-  }
-  candidates.resize(kept);
-}
+// Below this many items a step stays on the calling thread: waking the
+// crew costs microseconds, a narrow beam's whole depth.
+constexpr size_t kParallelMin = 256;
 
-// Runs f(slice, begin, end) over [0, n) split into up to `threads` slices,
-// one a thread; small ranges stay on this thread, as slice 0.
+// Runs f(slice, begin, end) over [0, n) split into a slice for each of the
+// crew's threads.
 template <class F>
-void ForSlices(size_t n, int threads, F f) {
-  if (threads <= 1 || n < 256) {
+void ForSlices(Crew& crew, size_t n, F f) {
+  if (crew.size() == 1 || n < kParallelMin) {
     f(0, 0, n);
     return;
   }
-  std::vector<std::thread> pool;
-  const size_t per = (n + threads - 1) / threads;
-  for (int t = 1; t < threads; ++t) {
+  const size_t per = (n + crew.size() - 1) / crew.size();
+  crew.Run([&](int t) {
     const size_t begin = std::min(n, per * t), end = std::min(n, per * (t + 1));
-    if (begin < end) pool.emplace_back([&f, t, begin, end] { f(t, begin, end); });
-  }
-  f(0, 0, std::min(n, per));
-  for (std::thread& t : pool) t.join();
+    if (begin < end) f(t, begin, end);
+  });
 }
 
-// Moves the best candidates (least h, then least tie) to the front of
-// `all`: at least `count` of them if there are that many, those of the
-// least values first; the rest follow in no order. h takes few values in
-// one depth, so a count of each finds the last value taken, and only the
-// candidates with that value need ranking among themselves, by a partial
-// selection: linear, where sorting all of them was what a wide beam spent
-// a third of its time on.
-void BringBestForward(std::vector<Candidate>& all, size_t count, uint64_t salt) {
-  if (all.size() <= count) return;
-  auto [lo, hi] =
-      std::minmax_element(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.h < b.h; });
-  const int min_h = lo->h;
-  std::vector<size_t> per_h(static_cast<size_t>(hi->h - min_h) + 1);
-  for (const Candidate& c : all) ++per_h[c.h - min_h];
-  int cut = min_h;
-  size_t below = 0;
-  for (; below + per_h[cut - min_h] < count; ++cut) below += per_h[cut - min_h];
-  const auto at_cut = std::partition(all.begin(), all.end(), [cut](const Candidate& c) { return c.h < cut; });
-  const auto after_cut = std::partition(at_cut, all.end(), [cut](const Candidate& c) { return c.h == cut; });
-  auto tie = [salt](const Candidate& c) { return (c.hash ^ salt) * salt; };
-  std::nth_element(at_cut, at_cut + (count - below), after_cut,
-                   [&tie](const Candidate& a, const Candidate& b) { return tie(a) < tie(b); });
+// Runs f(t) for each of `slices` slices holding `items` in all, a thread
+// each (there are as many slices as threads, or one).
+template <class F>
+void ForEachSlice(Crew& crew, int slices, size_t items, F f) {
+  if (slices == 1 || items < kParallelMin) {
+    for (int t = 0; t < slices; ++t) f(t);
+    return;
+  }
+  crew.Run(f);
 }
+
+void SeenTable::InsertDistinct(const std::vector<uint64_t>& hashes, Crew& crew) {
+  Reserve(hashes.size());
+  ForSlices(crew, hashes.size(), [&](int, size_t begin, size_t end) {
+    for (size_t h = begin; h < end; ++h) {
+      if (h + kPrefetchAhead < end) Prefetch(hashes[h + kPrefetchAhead]);
+      const uint64_t key = Key(hashes[h]);
+      for (size_t i = key & mask();; i = (i + 1) & mask()) {
+        uint64_t empty = 0;
+        if (std::atomic_ref<uint64_t>(slots_[i]).compare_exchange_strong(empty, key, std::memory_order_relaxed)) break;
+      }
+    }
+  });
+  size_ += hashes.size();
+}
+
+// Picks a depth's layer from its candidates: the best `width` by h, then
+// by a seeded hash (the tie), whose states no depth has chosen yet, each
+// state once (two parents can share a child), entered in the seen table.
+//
+// Only the candidates that can be chosen are looked up, in rounds: a round
+// brings forward a quarter more than the places left (h takes few values
+// in a depth, so a count of each finds the last value taken, and only the
+// candidates with that value are ranked, by a partial selection), and
+// another round follows only if seen states took more than that. All but
+// the walk that takes them in order runs on the slices' threads: counting,
+// splitting at the cut, looking up (each lookup a cache miss in a wide
+// beam's table) and entering the chosen. What is chosen does not depend on
+// the number of threads: the slices are consecutive runs of the parents,
+// and each step keeps the order they were generated in.
+class LayerChooser {
+ public:
+  LayerChooser(Crew& crew, uint64_t salt) : crew_(crew), salt_(salt) {}
+
+  // `found` is each slice's candidates, in the order of their parents; it
+  // is consumed.
+  void Choose(std::vector<std::vector<Candidate>>& found, size_t width, SeenTable& seen,
+              std::vector<Candidate>& chosen) {
+    chosen.clear();
+    this_depth_.Clear();
+    for (;;) {
+      const size_t left = width - chosen.size();
+      const size_t taken = chosen.size();
+      Round(found, left + left / 4 + 8);
+      Take(seen, width, chosen);
+      hashes_.resize(chosen.size() - taken);
+      for (size_t i = taken; i < chosen.size(); ++i) hashes_[i - taken] = chosen[i].hash;
+      seen.InsertDistinct(hashes_, crew_);
+      if (chosen.size() == width) return;
+      // The next round ranks what is left, as one slice, in the order the
+      // candidates came in.
+      left_over_.assign(ranked_.begin() + static_cast<ptrdiff_t>(brought_), ranked_.end());
+      for (const auto& part : found) left_over_.insert(left_over_.end(), part.begin(), part.end());
+      if (left_over_.empty()) return;
+      found.resize(1);
+      found[0].swap(left_over_);
+    }
+  }
+
+ private:
+  // Brings the best `count` of `found` (or all of them) to the front of
+  // ranked_ (brought_ of them), the ones below the cut value first. Behind
+  // them in ranked_ are the rest of the cut value's; those above it stay
+  // in `found`.
+  void Round(std::vector<std::vector<Candidate>>& found, size_t count) {
+    const int slices = static_cast<int>(found.size());
+    size_t items = 0;
+    for (const auto& part : found) items += part.size();
+    per_h_.resize(slices);
+    ForEachSlice(crew_, slices, items, [&](int t) {
+      per_h_[t].clear();
+      for (const Candidate& c : found[t]) {
+        if (static_cast<size_t>(c.h) >= per_h_[t].size()) per_h_[t].resize(c.h + 1);
+        ++per_h_[t][c.h];
+      }
+    });
+    auto count_of = [this](int t, int h) {
+      return static_cast<size_t>(h) < per_h_[t].size() ? per_h_[t][h] : size_t{0};
+    };
+    size_t longest = 0;
+    for (const auto& counts : per_h_) longest = std::max(longest, counts.size());
+    int cut = static_cast<int>(longest);  // past every value: all are below it
+    size_t below = 0;
+    for (int h = 0; h < static_cast<int>(longest); ++h) {
+      size_t here = 0;
+      for (int t = 0; t < slices; ++t) here += count_of(t, h);
+      if (below + here >= count) {
+        cut = h;
+        break;
+      }
+      below += here;
+    }
+    // Each slice writes its candidates below the cut, then those at it, to
+    // places of their own: slice by slice, as one thread would have.
+    std::vector<size_t> below_at(slices), cut_at(slices);
+    size_t next_below = 0, next_cut = below;
+    for (int t = 0; t < slices; ++t) {
+      below_at[t] = next_below;
+      cut_at[t] = next_cut;
+      for (int h = 0; h < cut; ++h) next_below += count_of(t, h);
+      next_cut += count_of(t, cut);
+    }
+    ranked_.resize(next_cut);
+    ForEachSlice(crew_, slices, items, [&](int t) {
+      size_t kept = 0, to_below = below_at[t], to_cut = cut_at[t];
+      for (const Candidate& c : found[t]) {
+        if (c.h < cut) {
+          ranked_[to_below++] = c;
+        } else if (c.h == cut) {
+          ranked_[to_cut++] = c;
+        } else {
+          found[t][kept++] = c;
+        }
+      }
+      found[t].resize(kept);
+    });
+    brought_ = std::min(count, ranked_.size());
+    if (ranked_.size() > count) {
+      auto tie = [this](const Candidate& c) { return (c.hash ^ salt_) * salt_; };
+      std::nth_element(ranked_.begin() + static_cast<ptrdiff_t>(below), ranked_.begin() + static_cast<ptrdiff_t>(count),
+                       ranked_.end(), [&tie](const Candidate& a, const Candidate& b) { return tie(a) < tie(b); });
+    }
+  }
+
+  // Takes ranked_ in order, skipping seen states and states taken already
+  // at this depth, until `chosen` holds `width`.
+  void Take(const SeenTable& seen, size_t width, std::vector<Candidate>& chosen) {
+    unseen_.resize(brought_);
+    ForSlices(crew_, brought_, [&](int, size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        if (i + kPrefetchAhead < end) seen.Prefetch(ranked_[i + kPrefetchAhead].hash);
+        unseen_[i] = !seen.Contains(ranked_[i].hash);
+      }
+    });
+    for (size_t i = 0; i < brought_ && chosen.size() < width; ++i) {
+      if (unseen_[i] && this_depth_.Insert(ranked_[i].hash)) chosen.push_back(ranked_[i]);
+    }
+  }
+
+  Crew& crew_;
+  uint64_t salt_;
+  std::vector<std::vector<uint32_t>> per_h_;
+  std::vector<Candidate> ranked_, left_over_;
+  size_t brought_ = 0;
+  std::vector<uint8_t> unseen_;
+  std::vector<uint64_t> hashes_;
+  SeenTable this_depth_;
+};
 
 }  // namespace
 
@@ -179,8 +319,23 @@ std::optional<std::vector<Dir>> BeamSearch(const Grid& grid, const GridHeuristic
   std::vector<std::vector<std::pair<uint32_t, uint8_t>>> trace;
   SeenTable seen;
   seen.Insert(layer[0].hash);
+  // A beam that beats the bound holds about `width` states a depth up to
+  // it: room for them from the start saves rehashing the table as it
+  // grows, which took a quarter of a wide beam's time. Far below the
+  // bound (boards whose first answer is far from the best), the table
+  // grows as needed.
+  if (options.bound > 0) seen.Reserve(std::min<size_t>(width * options.bound, size_t{1} << 25));
   const uint64_t salt = options.seed * 0x9e3779b97f4a7c15ULL + 1;
-  std::vector<std::vector<Candidate>> found(threads);
+  std::vector<std::vector<Candidate>> found;
+  Crew crew(threads);
+  LayerChooser chooser(crew, salt);
+  // Kept from depth to depth, with the layer being built beside the one
+  // being expanded: buffers this size allocated anew each depth came
+  // from the kernel each time, and its page faults, taken by both threads
+  // at once, were a tenth of a wide beam's time.
+  std::vector<Candidate> chosen;
+  std::vector<Node> next;
+  std::vector<uint8_t> next_cells;
   // A node as the heuristic sees it: its cells and where the blank is (the
   // heuristic reads nothing else, and MoveBlank writes only these).
   auto load = [&](GridState& s, size_t i) {
@@ -190,9 +345,14 @@ std::optional<std::vector<Dir>> BeamSearch(const Grid& grid, const GridHeuristic
   for (int depth = 1;; ++depth) {
     if (options.bound > 0 && depth >= options.bound) return std::nullopt;
     if (options.stop && options.stop()) return std::nullopt;
+    found.resize(threads);
     for (auto& part : found) part.clear();
-    ForSlices(layer.size(), threads, [&](int slice, size_t begin, size_t end) {
-      std::vector<Candidate>& out = found[slice];
+    ForSlices(crew, layer.size(), [&](int slice, size_t begin, size_t end) {
+      // Filled here and put back: the slices' vectors sit side by side, and
+      // a push onto one of them in place would write a cache line the other
+      // thread is writing too.
+      std::vector<Candidate> out;
+      out.swap(found[slice]);
       GridState s;
       Tiles tiles;  // the tables' view of the parent (they read every tile's cell)
       std::array<uint8_t, 2 * kMaxGridSide> lines;
@@ -222,24 +382,17 @@ std::optional<std::vector<Dir>> BeamSearch(const Grid& grid, const GridHeuristic
           out.push_back({hash, static_cast<uint32_t>(i), h, static_cast<uint8_t>(d)});
         }
       }
-      RemoveSeen(seen, out);
+      found[slice].swap(out);
     });
-    std::vector<Candidate> all;
-    for (auto& part : found) all.insert(all.end(), part.begin(), part.end());
+    size_t generated = 0;
+    for (const auto& part : found) generated += part.size();
     if (options.expanded != nullptr) options.expanded->fetch_add(layer.size(), std::memory_order_relaxed);
-    if (options.generated != nullptr) options.generated->fetch_add(all.size(), std::memory_order_relaxed);
-    if (all.empty()) return std::nullopt;  // the beam died out
-    // The best `width` distinct ones; a few more than that are brought
-    // forward, as duplicates take some of the places.
-    BringBestForward(all, width + width / 4 + 8, salt);
-    std::vector<Candidate> chosen;
-    for (size_t i = 0; i < all.size() && chosen.size() < width; ++i) {
-      if (i + kPrefetchAhead < all.size()) seen.Prefetch(all[i + kPrefetchAhead].hash);
-      if (seen.Insert(all[i].hash)) chosen.push_back(all[i]);
-    }
-    std::vector<Node> next(chosen.size());
-    std::vector<uint8_t> next_cells(chosen.size() * cells);
-    ForSlices(chosen.size(), threads, [&](int, size_t begin, size_t end) {
+    if (options.generated != nullptr) options.generated->fetch_add(generated, std::memory_order_relaxed);
+    chooser.Choose(found, width, seen, chosen);
+    if (chosen.empty()) return std::nullopt;  // the beam died out: no child, or every one seen
+    next.resize(chosen.size());
+    next_cells.resize(chosen.size() * cells);
+    ForSlices(crew, chosen.size(), [&](int, size_t begin, size_t end) {
       GridState s;
       for (size_t i = begin; i < end; ++i) {
         const Candidate& c = chosen[i];
@@ -256,11 +409,11 @@ std::optional<std::vector<Dir>> BeamSearch(const Grid& grid, const GridHeuristic
         child.entry = c.dir;
       }
     });
-    std::vector<std::pair<uint32_t, uint8_t>> step(chosen.size());
+    trace.emplace_back(chosen.size());
+    std::vector<std::pair<uint32_t, uint8_t>>& step = trace.back();
     for (size_t i = 0; i < chosen.size(); ++i) step[i] = {chosen[i].parent, chosen[i].dir};
-    trace.push_back(std::move(step));
-    layer = std::move(next);
-    layer_cells = std::move(next_cells);
+    layer.swap(next);
+    layer_cells.swap(next_cells);
     const auto goal = std::find_if(chosen.begin(), chosen.end(), [](const Candidate& c) { return c.h == 0; });
     if (goal != chosen.end()) {
       // Manhattan distance 0 to the target is the target.

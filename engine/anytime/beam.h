@@ -16,8 +16,10 @@
 //
 // Only the chosen children are copied, and only their cells: a candidate is
 // its parent, move, value and hash (Zobrist, updated per move) until it is
-// chosen. The threads split each depth's parents between them; the answer
-// does not depend on how many there are.
+// chosen. The threads (a crew started once a search, crew.h) split each
+// depth's parents between them, and then the choosing: all of it but the
+// walk that takes the best in order. The answer does not depend on how
+// many there are.
 #ifndef NPUZZLE_ENGINE_ANYTIME_BEAM_H_
 #define NPUZZLE_ENGINE_ANYTIME_BEAM_H_
 
