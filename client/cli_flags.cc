@@ -1,5 +1,6 @@
 #include "client/cli_flags.h"
 
+#include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "engine/goals.h"

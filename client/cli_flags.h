@@ -11,7 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "CLI/CLI.hpp"
+// Declared, not included: CLI11 is header-only and costs every file that
+// includes it seconds of compiling (11 s under the sanitizers), so only the
+// files that build command lines include it.
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace npuzzle {
 

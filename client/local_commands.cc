@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iostream>
 #include <random>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "client/exit_codes.h"

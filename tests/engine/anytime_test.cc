@@ -449,11 +449,14 @@ TEST(Anytime, UsesPatternTablesOnceLoadedAndStillBoundsTheOptimum) {
   }
 }
 
+// The job's second is not stretched under the sanitizers: what is timed
+// is the first answer (112 ms on 16x16 under ASan), and a stretched limit
+// only made each board improve five times as long (40 s of ASan's stage).
 TEST(Anytime, AnswersEveryShapeUpTo16x16WithinASecond) {
   std::mt19937_64 rng(3);
   for (auto [rows, cols] : {std::pair{16, 16}, {16, 2}, {2, 16}, {9, 13}, {12, 5}, {10, 10}, {8, 8}, {7, 7}}) {
     const auto [start, goal] = RandomProblem(rows, cols, rng);
-    SolveRequest r = Anytime(start, goal, testing::Scaled(absl::Seconds(1)));
+    SolveRequest r = Anytime(start, goal, absl::Seconds(1));
     std::atomic<int> first_length = 0;
     absl::Time first_at;
     const absl::Time begin = absl::Now();
