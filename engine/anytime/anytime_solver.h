@@ -11,7 +11,11 @@
 //    start's Manhattan + linear-conflict bound, 5,000 1.52x and 50,000
 //    1.44x, while weighted A* over the same heuristic gave nothing in 10 s
 //    at weight 1.5 and 1.66x at weight 2, and re-solving 16- to 64-move
-//    windows of a beam's answer optimally saved under 1%.
+//    windows of a beam's answer optimally saved under 1%. Re-solving 40-
+//    to 100-move windows with beams an eighth as wide, aimed at each
+//    window's end, shortened a lone beam's answer by 1-3% on 7x7 in a tenth
+//    of its time, but after every beam of a 10 s solve it changed nothing
+//    beyond noise (docs/benchmarks.md), so it is not done.
 //  - the prover: IDA* with linear conflicts (boards up to 8x8, one thread
 //    of the job's), whose every exhausted threshold is a lower bound on
 //    the optimal length, and whose answer, if it finds one, is optimal.
