@@ -11,12 +11,7 @@
 #include <string>
 #include <vector>
 
-// Declared, not included: CLI11 is header-only and costs every file that
-// includes it seconds of compiling (11 s under the sanitizers), so only the
-// files that build command lines include it.
-namespace CLI {
-class App;
-}  // namespace CLI
+#include "common/cli_fwd.h"
 
 namespace npuzzle {
 

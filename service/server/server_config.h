@@ -10,14 +10,8 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "common/cli_fwd.h"
 #include "service/jobs/job_manager.h"
-
-// Declared, not included: CLI11 is header-only and costs every file that
-// includes it seconds of compiling (11 s under the sanitizers), so only the
-// files that build command lines include it.
-namespace CLI {
-class App;
-}  // namespace CLI
 
 namespace npuzzle {
 
