@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <random>
 
@@ -292,6 +293,17 @@ class LayerChooser {
   SeenTable this_depth_;
 };
 
+// Half of cells!, the states a board of `cells` cells can reach from any
+// one of them, or SIZE_MAX where that does not fit.
+size_t ReachableStates(size_t cells) {
+  size_t states = 1;
+  for (size_t k = 3; k <= cells; ++k) {
+    if (states > SIZE_MAX / k) return SIZE_MAX;
+    states *= k;
+  }
+  return states;
+}
+
 }  // namespace
 
 uint64_t BeamBytes(const Grid& grid, uint64_t width, int depth) {
@@ -322,8 +334,11 @@ std::optional<std::vector<Dir>> BeamSearch(const Grid& grid, const GridHeuristic
   // it: room for them from the start saves rehashing the table as it
   // grows, which took a quarter of a wide beam's time. Far below the
   // bound (boards whose first answer is far from the best), the table
-  // grows as needed.
-  if (options.bound > 0) seen.Reserve(std::min<size_t>(width * options.bound, size_t{1} << 25));
+  // grows as needed. Nor can it hold more than the board has states
+  // (half of cells!): a 3x3 beam as wide as the board reserved 64 MB.
+  if (options.bound > 0) {
+    seen.Reserve(std::min({width * options.bound, ReachableStates(cells), size_t{1} << 25}));
+  }
   const uint64_t salt = options.seed * 0x9e3779b97f4a7c15ULL + 1;
   std::vector<std::vector<Candidate>> found;
   Crew crew(threads);
