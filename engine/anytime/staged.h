@@ -3,7 +3,8 @@
 // yet solved (a side without the goal blank, keeping that part near
 // square), places its tiles with small searches, and then never moves them
 // again; the last part, at most 3x3, is solved exactly. A line's tiles go
-// in one at a time except its last two, placed together (the only way, with
+// in one at a time, each at whichever end of the line's open part is the
+// cheaper to fill, except its last two, placed together (the only way, with
 // the rest of the line fixed, that is always possible).
 //
 // Each placement is an A* over the positions of the blank and the one or
