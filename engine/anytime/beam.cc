@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <random>
 
 #include "engine/anytime/crew.h"
 
@@ -13,26 +12,6 @@ namespace {
 
 // How many lookups ahead the table's slots are fetched.
 constexpr size_t kPrefetchAhead = 16;
-
-// A random word for each (tile, cell): a state's hash is the XOR of its
-// tiles' words, so a move changes it by four XORs.
-const std::vector<uint64_t>& ZobristKeys() {
-  static const std::vector<uint64_t>* keys = [] {
-    auto* k = new std::vector<uint64_t>(kMaxGridCells * kMaxGridCells);
-    std::mt19937_64 rng(0x9e3779b97f4a7c15ULL);
-    for (uint64_t& v : *k) v = rng();
-    return k;
-  }();
-  return *keys;
-}
-
-uint64_t Key(int tile, int cell) { return ZobristKeys()[static_cast<size_t>(tile) * kMaxGridCells + cell]; }
-
-uint64_t HashOf(const Grid& grid, const GridState& s) {
-  uint64_t h = 0;
-  for (int c = 0; c < grid.cells(); ++c) h ^= Key(s.at[c], c);
-  return h;
-}
 
 // A layer's node less its cells, which sit `cells` bytes each in one flat
 // array beside: a GridState is 512 bytes whatever the board, and copying
@@ -322,7 +301,7 @@ std::optional<std::vector<Dir>> BeamSearch(const Grid& grid, const GridHeuristic
   std::vector<Node> layer(1);
   std::vector<uint8_t> layer_cells(start.at.begin(), start.at.begin() + cells);
   layer[0].value = heuristic.Evaluate(start, layer[0].lines.data());
-  layer[0].hash = HashOf(grid, start);
+  layer[0].hash = ZobristHash(grid, start);
   layer[0].blank = static_cast<uint8_t>(start.blank());
   layer[0].entry = kNumDirs;
   if (layer[0].value.total() == 0) return std::vector<Dir>{};
@@ -392,7 +371,7 @@ std::optional<std::vector<Dir>> BeamSearch(const Grid& grid, const GridHeuristic
           }
           if (options.bound > 0 && depth + h >= options.bound) continue;
           const int tile = s.at[to];
-          const uint64_t hash = n.hash ^ Key(tile, to) ^ Key(tile, n.blank) ^ Key(0, n.blank) ^ Key(0, to);
+          const uint64_t hash = n.hash ^ ZobristMove(tile, n.blank, to);
           out.push_back({hash, static_cast<uint32_t>(i), h, static_cast<uint8_t>(d)});
         }
       }

@@ -1,8 +1,34 @@
 #include "engine/anytime/grid.h"
 
 #include <bit>
+#include <random>
 
 namespace npuzzle {
+namespace {
+
+const std::vector<uint64_t>& ZobristKeys() {
+  static const std::vector<uint64_t>* keys = [] {
+    auto* k = new std::vector<uint64_t>(kMaxGridCells * kMaxGridCells);
+    std::mt19937_64 rng(0x9e3779b97f4a7c15ULL);
+    for (uint64_t& v : *k) v = rng();
+    return k;
+  }();
+  return *keys;
+}
+
+uint64_t Key(int tile, int cell) { return ZobristKeys()[static_cast<size_t>(tile) * kMaxGridCells + cell]; }
+
+}  // namespace
+
+uint64_t ZobristHash(const Grid& grid, const GridState& s) {
+  uint64_t h = 0;
+  for (int c = 0; c < grid.cells(); ++c) h ^= Key(s.at[c], c);
+  return h;
+}
+
+uint64_t ZobristMove(int tile, int blank, int to) {
+  return Key(tile, to) ^ Key(tile, blank) ^ Key(0, blank) ^ Key(0, to);
+}
 
 Grid::Grid(int rows, int cols) : rows_(rows), cols_(cols), neighbor_(static_cast<size_t>(rows * cols)) {
   for (int c = 0; c < cells(); ++c) {

@@ -65,6 +65,12 @@ class Grid {
   std::vector<std::array<int16_t, kNumDirs>> neighbor_;
 };
 
+// A state's hash: the XOR of a fixed random word for each (tile, cell).
+uint64_t ZobristHash(const Grid& grid, const GridState& s);
+// XORed into a state's hash, makes it the hash after the blank moves from
+// `blank` to `to`, where `tile` was.
+uint64_t ZobristMove(int tile, int blank, int to);
+
 // Manhattan distance plus linear conflicts to a fixed target, for boards up
 // to 16x16, kept per line so a move recounts only the lines it touches
 // (the same argument as engine/heuristics/linear_conflict.h: admissible

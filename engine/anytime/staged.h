@@ -7,12 +7,14 @@
 // cheaper to fill, except its last two, placed together (the only way, with
 // the rest of the line fixed, that is always possible).
 //
-// Each placement is an A* over the positions of the blank and the one or
-// two tiles being placed, every other unfixed tile being interchangeable:
-// its path is a legal path on the real board, which moves those other
-// tiles wherever it passes. So the answer is correct by construction; it
-// is far from shortest (a tile at a time, along the part that is left),
-// and the anytime solver improves it.
+// A tile goes home by a narrow beam over whole states, ranked by the exact
+// moves left to place it (every other unfixed tile being interchangeable)
+// plus the other tiles' Manhattan distance, so that its way also brings
+// others nearer home; the last two of a line go together by an A* over the
+// positions of the blank and the two tiles. Either way a path is a legal
+// path on the real board, so the answer is correct by construction; it is
+// far from shortest (a tile at a time, along the part that is left), and
+// the anytime solver improves it.
 #ifndef NPUZZLE_ENGINE_ANYTIME_STAGED_H_
 #define NPUZZLE_ENGINE_ANYTIME_STAGED_H_
 
