@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -32,20 +33,28 @@ void ExpectReplays(const v1::Job& job) {
 }
 
 int FreePort() {
-  // The kernel's ephemeral range holds the service's default ports, which a
-  // test must leave to `scripts/run` started beside the suite.
-  constexpr int kServicePorts[] = {8080, 9090, 50051, 50052};
+  // A port the kernel picks (bind to port 0) is one of its ephemeral ports,
+  // which every outgoing connection draws from too: between this check and
+  // the server's bind, a connection of a test running beside this one took
+  // one ("Address already in use" in CI). Ports below that range are never
+  // handed out that way, so the pick is random among them, checked free by
+  // binding it. The band stays clear of the service's default ports (8080,
+  // 9090, 50051, 50052), which `scripts/run` started beside the suite holds.
+  constexpr int kLowest = 10000;
+  int ephemeral_low = 32768;
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> ephemeral_low;
+  const int highest = std::clamp(ephemeral_low, kLowest + 1000, 50000);
+  thread_local std::mt19937 rng(std::random_device{}());
   for (;;) {
+    const int port = kLowest + static_cast<int>(rng() % static_cast<unsigned>(highest - kLowest));
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    socklen_t len = sizeof addr;
-    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    const bool free = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
     close(fd);
-    const int port = ntohs(addr.sin_port);
-    if (std::find(std::begin(kServicePorts), std::end(kServicePorts), port) == std::end(kServicePorts)) return port;
+    if (free) return port;
   }
 }
 
@@ -124,9 +133,10 @@ std::string Coordinator::worker_address() const { return absl::StrCat("127.0.0.1
 
 void Coordinator::Start() {
   // FreePort's ports are free when picked, not when the server binds them:
-  // a server of a test running beside this one, binding port 0, can take
-  // one in between. A first start that lost its ports that way picks new
-  // ones; a restart keeps its ports, which workers and clients know.
+  // a test running beside this one can pick the same one in between (they
+  // are drawn at random from some 20,000, so rarely). A first start that
+  // lost its ports that way picks new ones; a restart keeps its ports,
+  // which workers and clients know.
   const bool first = starts_ == 0;
   for (int attempt = 0;; ++attempt) {
     Launch();

@@ -21,8 +21,8 @@ namespace npuzzle::testing {
 // Checks that a finished job's moves replay from its start to its goal.
 void ExpectReplays(const v1::Job& job);
 
-// A free TCP port on loopback (bound and released; fine for tests), never
-// one of the service's default ports.
+// A free TCP port on loopback (bound and released; fine for tests), below
+// the kernel's ephemeral ports and never one of the service's defaults.
 int FreePort();
 
 // Polls until `holds` or the scaled timeout; whether it came to hold.
