@@ -138,7 +138,10 @@ async function check(page, url) {
     await page.select("#cols", cols);
     await page.click("#random");
     await page.select("#algorithm", "auto");
-    await page.$eval("#max-time", (e) => { e.value = "4000"; });
+    // Longer than the wait for the first answer below, so the job is still
+    // running when the page is checked: with 4 s, a loaded machine once
+    // delivered the first answer with the result, whose playback had begun.
+    await page.$eval("#max-time", (e) => { e.value = "6000"; });
     await page.click("#solve");
     await page.waitForFunction(() => /^\d+ moves/.test(document.getElementById("stat-best").textContent) &&
                                      document.getElementById("moves").textContent !== "", { timeout: 5000 });
