@@ -17,7 +17,7 @@ namespace {
 
 // The tables' version, kept in npuzzle_meta; a store from a newer version
 // is refused rather than misread.
-constexpr int kSchemaVersion = 1;
+constexpr int kPostgresSchemaVersion = 1;
 // The meta key of what the active coordinator advertises (JobStore::Advertise).
 constexpr const char* kActiveKey = "active_coordinator";
 constexpr absl::Duration kActiveCoordinatorFirst = absl::Seconds(3);
@@ -84,12 +84,13 @@ absl::Status CreateSchema(PgConnection& db) {
   for (const char* statement : kSchema) {
     if (status.ok()) status = db.Exec(statement, "create the tables");
   }
-  absl::StatusOr<std::string> version = status.ok() ? MetaValue(db, "schema_version", std::to_string(kSchemaVersion))
-                                                    : absl::StatusOr<std::string>(status);
+  absl::StatusOr<std::string> version = status.ok()
+                                            ? MetaValue(db, "schema_version", std::to_string(kPostgresSchemaVersion))
+                                            : absl::StatusOr<std::string>(status);
   if (!version.ok()) status = version.status();
-  if (status.ok() && *version != std::to_string(kSchemaVersion)) {
+  if (status.ok() && *version != std::to_string(kPostgresSchemaVersion)) {
     status = absl::FailedPreconditionError(absl::StrCat("job store: the database holds tables of version ", *version,
-                                                        ", newer than this server's ", kSchemaVersion,
+                                                        ", newer than this server's ", kPostgresSchemaVersion,
                                                         ": run a newer npuzzle-server"));
   }
   if (status.ok()) status = db.Commit();

@@ -13,7 +13,7 @@ namespace {
 // PRAGMA user_version. Version 1 (user_version 0, written before this
 // file existed) had the jobs table without tenant, finished and expires,
 // no label table and no auto-vacuum.
-constexpr int kSchemaVersion = 2;
+constexpr int kSqliteSchemaVersion = 2;
 
 constexpr const char* kIndexes[] = {
     "CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, seq)",
@@ -110,17 +110,17 @@ absl::Status InsertLabels(sqlite3* db, sqlite3_stmt* insert_label, const v1::Job
 absl::Status CreateOrUpgradeSchema(sqlite3* db) {
   absl::StatusOr<int> version = IntPragma(db, "PRAGMA user_version");
   if (!version.ok()) return version.status();
-  if (*version == kSchemaVersion) return absl::OkStatus();
-  if (*version > kSchemaVersion) {
+  if (*version == kSqliteSchemaVersion) return absl::OkStatus();
+  if (*version > kSqliteSchemaVersion) {
     return absl::FailedPreconditionError(absl::StrCat("it was written by a newer npuzzle-server (schema version ",
-                                                      *version, "; this one reads up to ", kSchemaVersion, ")"));
+                                                      *version, "; this one reads up to ", kSqliteSchemaVersion, ")"));
   }
   absl::StatusOr<int> tables = IntPragma(db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'jobs'");
   if (!tables.ok()) return tables.status();
   const bool upgrade = *tables > 0;
   if (absl::Status s = Exec(db, "BEGIN IMMEDIATE"); !s.ok()) return s;
   absl::Status status = upgrade ? UpgradeFromVersion1(db) : CreateTables(db);
-  if (status.ok()) status = Exec(db, absl::StrCat("PRAGMA user_version=", kSchemaVersion).c_str());
+  if (status.ok()) status = Exec(db, absl::StrCat("PRAGMA user_version=", kSqliteSchemaVersion).c_str());
   if (status.ok()) status = Exec(db, "COMMIT");
   if (!status.ok()) {
     sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
