@@ -12,9 +12,11 @@
 
 #include <atomic>
 #include <deque>
+#include <iostream>
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -40,12 +42,14 @@ class Clients {
     for (const std::string& a : addresses) stubs_.push_back(testing::Dial(a));
   }
 
-  // The job's id once some coordinator acknowledged it; "" if none did.
-  std::string Submit(const v1::JobSpec& spec, int turn) {
+  // The job's id once some coordinator acknowledged it; "" if none did,
+  // and then `last_error` says what the last one answered.
+  std::string Submit(const v1::JobSpec& spec, int turn, std::string* last_error = nullptr) {
     for (int attempt = 0; attempt < 400; ++attempt) {
       absl::StatusOr<v1::Job> job = testing::Submit(Next(turn, attempt), spec);
       if (job.ok()) return job->id();
       EXPECT_NE(job.status().code(), absl::StatusCode::kInvalidArgument) << job.status();
+      if (last_error != nullptr) *last_error = job.status().ToString();
       absl::SleepFor(absl::Milliseconds(50));
     }
     return "";
@@ -78,6 +82,21 @@ class Clients {
   std::vector<std::unique_ptr<v1::SolverService::Stub>> stubs_;
 };
 
+// On a failure, prints the coordinators' logs: when each took over,
+// listened and advertised is what tells an outage's cause, and CI keeps
+// nothing of a test but its output.
+class LogsOnFailure {
+ public:
+  explicit LogsOnFailure(std::vector<Coordinator*> coordinators) : coordinators_(std::move(coordinators)) {}
+  ~LogsOnFailure() {
+    if (!::testing::Test::HasFailure()) return;
+    for (Coordinator* c : coordinators_) std::cout << "--- a coordinator's log:\n" << c->process()->Log() << "\n";
+  }
+
+ private:
+  std::vector<Coordinator*> coordinators_;
+};
+
 TEST(FailoverSoak, EveryJobEndsOnceThroughAKilledCoordinatorAndADatabaseRestart) {
   const int count = testing::SoakSetting("NPUZZLE_FAILOVER_JOBS", 2000);
   std::mt19937_64 rng(testing::SoakSetting("NPUZZLE_FAILOVER_SEED", 1));
@@ -95,6 +114,7 @@ TEST(FailoverSoak, EveryJobEndsOnceThroughAKilledCoordinatorAndADatabaseRestart)
   b.Launch();
   Coordinator c(dir_c, 0, flags);
   c.Launch();
+  const LogsOnFailure logs({&a, &b, &c});
   for (Coordinator* standby : {&b, &c}) {
     ASSERT_TRUE(testing::Eventually(absl::Seconds(10), [&] {
       return absl::StrContains(standby->process()->Log(), "forwarding to the active coordinator");
@@ -110,12 +130,13 @@ TEST(FailoverSoak, EveryJobEndsOnceThroughAKilledCoordinatorAndADatabaseRestart)
   std::atomic<int> acknowledged = 0;
   std::atomic<int> submitters_left = 4;
   std::vector<testing::Watched> watched(count);
+  std::vector<std::string> submit_errors(count);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       Clients clients(addresses);
       for (int i = t; i < count; i += 4) {
-        jobs[i].job_id = clients.Submit(jobs[i].spec, i);
+        jobs[i].job_id = clients.Submit(jobs[i].spec, i, &submit_errors[i]);
         absl::MutexLock lock(&mu);
         to_watch.push_back(i);
         ++acknowledged;
@@ -180,7 +201,7 @@ TEST(FailoverSoak, EveryJobEndsOnceThroughAKilledCoordinatorAndADatabaseRestart)
         const testing::ExpectedJob& e = jobs[i];
         SCOPED_TRACE(e.request_id);
         if (e.job_id.empty()) {
-          ADD_FAILURE() << "never acknowledged";
+          ADD_FAILURE() << "never acknowledged: " << submit_errors[i];
           continue;
         }
         EXPECT_EQ(watched[i].finals(), 1) << "watched to its end: " << watched[i].status.error_message();
